@@ -1,0 +1,55 @@
+package io.inferlens.ingest;
+
+import io.inferlens.storage.SeriesWrite;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The result of decoding and validating one remote write request, before storage.
+ *
+ * <p>A series with any problem is rejected whole: all its samples count as rejected under the
+ * reason of its first problem, and it is absent from {@link #valid()}. The other series of the
+ * request are still valid and should be stored (DESIGN.md §2); the request as a whole then
+ * answers 400.
+ *
+ * @param valid series to append, with canonical label sets and at least one sample each; the
+ *     caller owns the list and the arrays
+ * @param firstError the full message of the first rejected series, naming it and the numbers, or
+ *     null when no series was rejected
+ * @param seriesRejected number of rejected series, ≥ 0 (0 iff {@code firstError} is null)
+ * @param seriesCount number of TimeSeries messages in the request, including rejected ones and
+ *     ones without samples
+ * @param samplesAccepted samples in {@code valid}, ≥ 0
+ * @param rejectedByReason rejected sample counts keyed by {@link RejectReason#key()}; only
+ *     reasons that occurred are present; unmodifiable
+ * @param metadataCount number of MetricMetadata messages (counted, not stored)
+ */
+public record DecodedWrite(
+    List<SeriesWrite> valid,
+    String firstError,
+    long seriesRejected,
+    long seriesCount,
+    long samplesAccepted,
+    Map<String, Long> rejectedByReason,
+    int metadataCount) {
+
+  /** Makes the collections unmodifiable. */
+  public DecodedWrite {
+    valid = List.copyOf(valid);
+    rejectedByReason = Map.copyOf(rejectedByReason);
+  }
+
+  /** @return whether at least one series was rejected */
+  public boolean hasErrors() {
+    return firstError != null;
+  }
+
+  /** @return the total number of rejected samples over all reasons */
+  public long samplesRejected() {
+    long n = 0;
+    for (long c : rejectedByReason.values()) {
+      n += c;
+    }
+    return n;
+  }
+}

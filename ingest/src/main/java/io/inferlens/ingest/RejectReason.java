@@ -1,0 +1,34 @@
+package io.inferlens.ingest;
+
+/**
+ * Why samples of a request were not stored: the closed set of keys of
+ * {@link DecodedWrite#rejectedByReason()} and {@link WriteOutcome#rejectedByReason()} (also
+ * usable as a metric label). Every reason makes the request answer 400 (do not retry).
+ */
+public enum RejectReason {
+  /** A label name appears twice in one series, e.g. {@code zone="a", zone="b"}. */
+  DUPLICATE_LABEL_NAME("duplicate_label_name"),
+  /** A label with an empty name. */
+  EMPTY_LABEL_NAME("empty_label_name"),
+  /** No {@code __name__} label with a non-empty value. */
+  MISSING_METRIC_NAME("missing_metric_name"),
+  /** A sample older than now minus {@link IngestLimits#retentionMs()}. */
+  TOO_OLD("too_old"),
+  /** A sample newer than now plus {@link IngestLimits#maxFutureMs()}. */
+  TOO_FAR_IN_FUTURE("too_far_in_future"),
+  /** The series carries native histogram samples, which are not supported yet. */
+  NATIVE_HISTOGRAM("native_histogram"),
+  /** The store refused the sample: another value is already stored at its timestamp. */
+  CONFLICT("conflict");
+
+  private final String key;
+
+  RejectReason(String key) {
+    this.key = key;
+  }
+
+  /** @return the snake_case key used in maps, logs and metrics */
+  public String key() {
+    return key;
+  }
+}

@@ -1,0 +1,417 @@
+package io.inferlens.ingest;
+
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.WireFormat;
+import io.inferlens.ingest.IngestException.Kind;
+import io.inferlens.storage.LabelSet;
+import io.inferlens.storage.SeriesWrite;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Decodes and validates a remote write 1.0 {@code prometheus.WriteRequest} straight from the
+ * wire format, without the generated protobuf classes (which stay in tests and cold paths).
+ *
+ * <p>Source: Prometheus remote write 1.0 specification
+ * (https://prometheus.io/docs/specs/remote_write_spec/) and proto/src/main/proto/inferlens/*.proto.
+ * The schema this decoder reads (field number, wire type; unknown fields are skipped, as
+ * protobuf requires):
+ *
+ * <pre>
+ * message WriteRequest {
+ *   repeated TimeSeries     timeseries = 1;  // LEN (tag 0x0a)
+ *   reserved 2;                              // skipped
+ *   repeated MetricMetadata metadata   = 3;  // LEN (tag 0x1a), counted, not stored
+ * }
+ * message TimeSeries {
+ *   repeated Label     labels     = 1;       // LEN (0x0a)
+ *   repeated Sample    samples    = 2;       // LEN (0x12)
+ *   repeated Exemplar  exemplars  = 3;       // LEN (0x1a), skipped: not stored yet
+ *   repeated Histogram histograms = 4;       // LEN (0x22), counted: the series is rejected
+ * }
+ * message Label  { string name = 1;          // LEN (0x0a), UTF-8
+ *                  string value = 2; }       // LEN (0x12), UTF-8
+ * message Sample { double value = 1;         // I64 (0x09), kept as raw bits
+ *                  int64 timestamp = 2; }    // VARINT (0x10), ms since the Unix epoch
+ * </pre>
+ *
+ * Absent fields take the proto3 defaults (empty string, 0.0, timestamp 0); a field repeated
+ * inside Label or Sample takes the last value, as protobuf specifies.
+ *
+ * <p>Validation per series (the series is rejected whole, with the reason of its first
+ * problem): empty label name, duplicate label name, no non-empty {@code __name__}, native
+ * histograms present, a sample timestamp before now minus {@link IngestLimits#retentionMs()} or
+ * after now plus {@link IngestLimits#maxFutureMs()} ("now" is read once per request from
+ * {@link IngestLimits#clock()}). Labels with empty values are dropped and the rest sorted by
+ * UTF-8 bytes ({@link LabelSet#of(List, List)}). Sample values keep their raw IEEE-754 bits, so
+ * the stale marker {@code 0x7ff0000000000002} and {@code -0.0} survive. A series without samples
+ * and histograms is a no-op: nothing to store, nothing validated.
+ *
+ * <p>A body that is not a WriteRequest (truncated, bad wire type, length past the end, invalid
+ * UTF-8 in a label) fails the whole request with {@link Kind#BAD_REQUEST} naming the byte offset.
+ *
+ * <p>Thread safety: <b>not thread safe</b>. An instance reuses growable flat arrays (label
+ * scratch, sample scratch, decompression buffer) and a label string cache between calls; use one
+ * instance per thread. Results never refer to these buffers: {@link DecodedWrite} owns its label
+ * sets and sample arrays.
+ */
+public final class RemoteWriteDecoder {
+
+  // Tags = field number << 3 | wire type (0 VARINT, 1 I64, 2 LEN).
+  private static final int TAG_WRITE_TIMESERIES = 1 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+  private static final int TAG_WRITE_METADATA = 3 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+  private static final int TAG_SERIES_LABEL = 1 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+  private static final int TAG_SERIES_SAMPLE = 2 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+  private static final int TAG_SERIES_HISTOGRAM = 4 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+  private static final int TAG_LABEL_NAME = 1 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+  private static final int TAG_LABEL_VALUE = 2 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+  private static final int TAG_SAMPLE_VALUE = 1 << 3 | WireFormat.WIRETYPE_FIXED64;
+  private static final int TAG_SAMPLE_TIMESTAMP = 2 << 3 | WireFormat.WIRETYPE_VARINT;
+
+  /**
+   * Decompression buffers up to 4 MiB are kept for the next request (a 2,000-sample request is
+   * ~300 KiB decoded); larger ones are allocated per request so that an idle thread does not pin
+   * up to {@link IngestLimits#maxDecodedBytes()}.
+   */
+  private static final int MAX_RETAINED_BUFFER_BYTES = 4 << 20;
+
+  /** Error messages quote at most this many characters of a series' labels. */
+  private static final int MAX_SERIES_TEXT_CHARS = 1024;
+
+  private final IngestLimits limits;
+  private final LabelStringCache strings = new LabelStringCache();
+
+  // Per-series scratch, reset at the start of every TimeSeries.
+  private String[] names = new String[16];
+  private String[] values = new String[16];
+  private String[] sortScratch = new String[16];
+  private int labelCount;
+  private long[] timestampsMs = new long[16];
+  private long[] valueBits = new long[16];
+  private int sampleCount;
+  private int histogramCount;
+
+  private byte[] decompressed = new byte[64 << 10];
+
+  // Per-request state, reset in decode().
+  private byte[] buf;
+  private int bufOffset;
+  private long nowMs;
+  private List<SeriesWrite> valid;
+  private String firstError;
+  private long seriesRejected;
+  private long seriesCount;
+  private long samplesAccepted;
+  private Map<String, Long> rejected;
+  private int metadataCount;
+
+  /** @param limits decoded size cap, timestamp window and clock */
+  public RemoteWriteDecoder(IngestLimits limits) {
+    this.limits = limits;
+  }
+
+  /**
+   * Checks, decompresses and decodes a snappy block body. Headers must have been checked with
+   * {@link WriteProtocol#check}.
+   *
+   * @param body the request body, snappy block format; not modified or retained
+   * @return the valid series and the per-series errors
+   * @throws IngestException {@link Kind#BAD_REQUEST} for an empty, framed, malformed snappy or
+   *     protobuf body; {@link Kind#PAYLOAD_TOO_LARGE} when the declared decompressed length is
+   *     over {@link IngestLimits#maxDecodedBytes()}
+   */
+  public DecodedWrite decodeSnappy(byte[] body) throws IngestException {
+    int length = SnappyBlock.checkDeclaredLength(body, limits.maxDecodedBytes());
+    byte[] out = decompressed;
+    if (out.length < length) {
+      out = new byte[length];
+      if (length <= MAX_RETAINED_BUFFER_BYTES) {
+        decompressed = out;
+      }
+    }
+    SnappyBlock.uncompress(body, length, out);
+    return decode(out, 0, length);
+  }
+
+  /**
+   * Decodes an uncompressed WriteRequest.
+   *
+   * @param bytes buffer holding the message; not modified or retained after return
+   * @param offset start of the message in {@code bytes}
+   * @param length length of the message in bytes, ≥ 0 (0 is an empty request)
+   * @return the valid series and the per-series errors
+   * @throws IngestException {@link Kind#BAD_REQUEST} if the bytes are not a WriteRequest
+   */
+  public DecodedWrite decode(byte[] bytes, int offset, int length) throws IngestException {
+    buf = bytes;
+    bufOffset = offset;
+    nowMs = limits.clock().millis();
+    valid = new ArrayList<>();
+    firstError = null;
+    seriesRejected = 0;
+    seriesCount = 0;
+    samplesAccepted = 0;
+    rejected = new HashMap<>();
+    metadataCount = 0;
+    CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
+    try {
+      while (true) {
+        int tag = in.readTag();
+        if (tag == 0) {
+          break;
+        } else if (tag == TAG_WRITE_TIMESERIES) {
+          int limit = in.pushLimit(in.readRawVarint32());
+          readTimeSeries(in);
+          in.popLimit(limit);
+          finishSeries();
+        } else if (tag == TAG_WRITE_METADATA) {
+          metadataCount++;
+          in.skipField(tag);
+        } else {
+          in.skipField(tag);
+        }
+      }
+    } catch (IOException e) {
+      throw new IngestException(
+          Kind.BAD_REQUEST, "body is not a valid remote write 1.0 WriteRequest: " + e.getMessage()
+              + " (near byte offset " + in.getTotalBytesRead() + " of " + length
+              + " decompressed bytes)");
+    } finally {
+      buf = null;
+    }
+    DecodedWrite result = new DecodedWrite(valid, firstError, seriesRejected, seriesCount,
+        samplesAccepted, rejected, metadataCount);
+    valid = null;
+    rejected = null;
+    return result;
+  }
+
+  private void readTimeSeries(CodedInputStream in) throws IOException {
+    labelCount = 0;
+    sampleCount = 0;
+    histogramCount = 0;
+    while (true) {
+      int tag = in.readTag();
+      if (tag == 0) {
+        return;
+      } else if (tag == TAG_SERIES_LABEL) {
+        int limit = in.pushLimit(in.readRawVarint32());
+        readLabel(in);
+        in.popLimit(limit);
+      } else if (tag == TAG_SERIES_SAMPLE) {
+        int limit = in.pushLimit(in.readRawVarint32());
+        readSample(in);
+        in.popLimit(limit);
+      } else if (tag == TAG_SERIES_HISTOGRAM) {
+        histogramCount++;
+        in.skipField(tag);
+      } else {
+        in.skipField(tag); // exemplars (field 3) and unknown fields
+      }
+    }
+  }
+
+  private void readLabel(CodedInputStream in) throws IOException {
+    String name = "";
+    String value = "";
+    while (true) {
+      int tag = in.readTag();
+      if (tag == 0) {
+        break;
+      } else if (tag == TAG_LABEL_NAME) {
+        name = readString(in);
+      } else if (tag == TAG_LABEL_VALUE) {
+        value = readString(in);
+      } else {
+        in.skipField(tag);
+      }
+    }
+    if (labelCount == names.length) {
+      names = Arrays.copyOf(names, labelCount * 2);
+      values = Arrays.copyOf(values, labelCount * 2);
+      sortScratch = new String[labelCount * 2];
+    }
+    names[labelCount] = name;
+    values[labelCount] = value;
+    labelCount++;
+  }
+
+  private String readString(CodedInputStream in) throws IOException {
+    int len = in.readRawVarint32();
+    if (len < 0 || len > in.getBytesUntilLimit()) {
+      throw new InvalidProtocolBufferException(
+          "string length " + len + " runs past the end of its message");
+    }
+    int pos = bufOffset + in.getTotalBytesRead();
+    String s = strings.get(buf, pos, len);
+    if (s == null) {
+      throw new InvalidProtocolBufferException("label string is not valid UTF-8");
+    }
+    in.skipRawBytes(len);
+    return s;
+  }
+
+  private void readSample(CodedInputStream in) throws IOException {
+    long bits = 0; // proto3 default 0.0
+    long ts = 0;
+    while (true) {
+      int tag = in.readTag();
+      if (tag == 0) {
+        break;
+      } else if (tag == TAG_SAMPLE_VALUE) {
+        bits = in.readRawLittleEndian64(); // raw IEEE-754 bits, never through a double
+      } else if (tag == TAG_SAMPLE_TIMESTAMP) {
+        ts = in.readInt64();
+      } else {
+        in.skipField(tag);
+      }
+    }
+    if (sampleCount == timestampsMs.length) {
+      timestampsMs = Arrays.copyOf(timestampsMs, sampleCount * 2);
+      valueBits = Arrays.copyOf(valueBits, sampleCount * 2);
+    }
+    timestampsMs[sampleCount] = ts;
+    valueBits[sampleCount] = bits;
+    sampleCount++;
+  }
+
+  /** Validates the series in the scratch arrays and adds it to the valid list or the errors. */
+  private void finishSeries() {
+    seriesCount++;
+    if (sampleCount == 0 && histogramCount == 0) {
+      return;
+    }
+    String error = checkLabels();
+    if (error != null) {
+      return;
+    }
+    if (histogramCount > 0) {
+      reject(RejectReason.NATIVE_HISTOGRAM, "series " + seriesText() + ": native histograms are"
+          + " not supported yet (" + histogramCount + " histogram samples, " + sampleCount
+          + " float samples); disable send_native_histograms or convert to classic histograms");
+      return;
+    }
+    long horizonMs = saturatedAdd(nowMs, -limits.retentionMs());
+    long futureMs = saturatedAdd(nowMs, limits.maxFutureMs());
+    for (int i = 0; i < sampleCount; i++) {
+      long ts = timestampsMs[i];
+      if (ts < horizonMs) {
+        reject(RejectReason.TOO_OLD, "series " + seriesText() + ": sample timestamp " + ts
+            + " ms (" + instant(ts) + ") is older than the retention horizon " + horizonMs
+            + " ms (" + instant(horizonMs) + " = now " + nowMs + " ms - retention "
+            + limits.retentionMs() + " ms); timestamps must be milliseconds since the Unix"
+            + " epoch");
+        return;
+      }
+      if (ts > futureMs) {
+        reject(RejectReason.TOO_FAR_IN_FUTURE, "series " + seriesText() + ": sample timestamp "
+            + ts + " ms (" + instant(ts) + ") is more than " + limits.maxFutureMs()
+            + " ms ahead of now " + nowMs + " ms (latest accepted " + futureMs
+            + " ms); timestamps must be milliseconds since the Unix epoch");
+        return;
+      }
+    }
+    LabelSet labels;
+    try {
+      labels = LabelSet.of(Arrays.asList(names).subList(0, labelCount),
+          Arrays.asList(values).subList(0, labelCount));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "bug: labels passed validation but LabelSet refused them: " + e.getMessage(), e);
+    }
+    valid.add(new SeriesWrite(labels, Arrays.copyOf(timestampsMs, sampleCount),
+        Arrays.copyOf(valueBits, sampleCount), sampleCount));
+    samplesAccepted += sampleCount;
+  }
+
+  /** @return null if the labels are valid, else the error already recorded */
+  private String checkLabels() {
+    boolean hasName = false;
+    boolean sorted = true;
+    for (int i = 0; i < labelCount; i++) {
+      String name = names[i];
+      if (name.isEmpty()) {
+        return reject(RejectReason.EMPTY_LABEL_NAME, "series " + seriesText()
+            + ": label with an empty name (value \"" + values[i] + "\")");
+      }
+      if (name.equals(LabelSet.METRIC_NAME) && !values[i].isEmpty()) {
+        hasName = true;
+      }
+      if (i > 0 && LabelSet.compareUtf8(names[i - 1], name) >= 0) {
+        sorted = false;
+      }
+    }
+    // Senders sort labels (the spec requires it), so strictly ascending input proves there is no
+    // duplicate without sorting; otherwise sort a copy and look at neighbours.
+    if (!sorted) {
+      System.arraycopy(names, 0, sortScratch, 0, labelCount);
+      Arrays.sort(sortScratch, 0, labelCount, LabelSet.UTF8_ORDER);
+      for (int i = 1; i < labelCount; i++) {
+        if (sortScratch[i].equals(sortScratch[i - 1])) {
+          return reject(RejectReason.DUPLICATE_LABEL_NAME, "series " + seriesText()
+              + ": duplicate label name \"" + sortScratch[i] + "\"");
+        }
+      }
+    }
+    if (!hasName) {
+      return reject(RejectReason.MISSING_METRIC_NAME, "series " + seriesText()
+          + ": no " + LabelSet.METRIC_NAME + " label (metric name) with a non-empty value");
+    }
+    return null;
+  }
+
+  private String reject(RejectReason reason, String message) {
+    if (firstError == null) {
+      firstError = message;
+    }
+    seriesRejected++;
+    rejected.merge(reason.key(), (long) sampleCount + histogramCount, Long::sum);
+    return message;
+  }
+
+  /** The labels as sent (before canonicalisation), PromQL style, capped in length. */
+  private String seriesText() {
+    StringBuilder sb = new StringBuilder("{");
+    for (int i = 0; i < labelCount && sb.length() < MAX_SERIES_TEXT_CHARS; i++) {
+      if (i > 0) {
+        sb.append(", ");
+      }
+      sb.append(names[i]).append("=\"");
+      String v = values[i];
+      for (int k = 0; k < v.length(); k++) {
+        char c = v.charAt(k);
+        switch (c) {
+          case '\\': sb.append("\\\\"); break;
+          case '"': sb.append("\\\""); break;
+          case '\n': sb.append("\\n"); break;
+          default: sb.append(c);
+        }
+      }
+      sb.append('"');
+    }
+    if (sb.length() >= MAX_SERIES_TEXT_CHARS) {
+      sb.setLength(MAX_SERIES_TEXT_CHARS);
+      sb.append("...");
+    }
+    return sb.append('}').toString();
+  }
+
+  private static String instant(long ms) {
+    return Instant.ofEpochMilli(ms).toString();
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long r = a + b;
+    // Overflow iff both operands have the sign opposite to the result.
+    if (((a ^ r) & (b ^ r)) < 0) {
+      return r < 0 ? Long.MAX_VALUE : Long.MIN_VALUE;
+    }
+    return r;
+  }
+}

@@ -1,0 +1,96 @@
+package io.inferlens.ingest;
+
+import io.inferlens.ingest.IngestException.Kind;
+import io.inferlens.storage.AppendResult;
+import io.inferlens.storage.SampleAppender;
+import io.inferlens.storage.StorageException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The HTTP-independent remote write 1.0 receiver: headers → snappy → decode and validate → append
+ * → outcome. The api module calls {@link #handle} off the event loop and maps the result to a
+ * status in one place: {@link IngestException.Kind} to 400/413/415, {@link StorageException} to
+ * 5xx (retry), {@link WriteOutcome#ok()} false to 400, true to 204.
+ *
+ * <p>Source: Prometheus remote write 1.0 specification
+ * (https://prometheus.io/docs/specs/remote_write_spec/) and DESIGN.md §2.
+ *
+ * <p>Thread safety: thread safe. Decoders are not, so each thread gets its own through a
+ * {@link ThreadLocal}: requests run on a bounded blocking-task pool, so the number of decoders is
+ * bounded by the pool size, and each retains at most a 4 MiB decompression buffer and a ~1.5 MiB
+ * label string cache. A pool would add contention and hand-back bugs for no gain here.
+ */
+public final class RemoteWriteHandler {
+
+  private final SampleAppender appender;
+  private final ThreadLocal<RemoteWriteDecoder> decoders;
+
+  /**
+   * @param appender where valid series go; must be thread safe (its contract says so)
+   * @param limits size cap, timestamp window and clock applied to every request
+   */
+  public RemoteWriteHandler(SampleAppender appender, IngestLimits limits) {
+    this.appender = Objects.requireNonNull(appender, "appender");
+    Objects.requireNonNull(limits, "limits");
+    this.decoders = ThreadLocal.withInitial(() -> new RemoteWriteDecoder(limits));
+  }
+
+  /**
+   * Handles one remote write request. Valid series are appended even when other series of the
+   * same request are rejected; the outcome then has {@code ok == false}.
+   *
+   * @param contentType the Content-Type header, or null when absent
+   * @param contentEncoding the Content-Encoding header, or null when absent
+   * @param body the request body (snappy block compressed WriteRequest); not retained
+   * @return counts and the first error; never null
+   * @throws IngestException the request as a whole is refused ({@link Kind}); nothing was stored
+   * @throws StorageException the store failed; nothing of this request is acknowledged and the
+   *     sender should retry (5xx)
+   */
+  public WriteOutcome handle(String contentType, String contentEncoding, byte[] body)
+      throws IngestException, StorageException {
+    WriteProtocol.check(contentType, contentEncoding);
+    DecodedWrite decoded = decoders.get().decodeSnappy(body);
+    AppendResult appended = decoded.valid().isEmpty()
+        ? new AppendResult(0, 0, 0, List.of(), 0)
+        : appender.append(decoded.valid());
+
+    Map<String, Long> rejected = new HashMap<>(decoded.rejectedByReason());
+    if (appended.rejectedCount() > 0) {
+      rejected.merge(RejectReason.CONFLICT.key(), appended.rejectedCount(), Long::sum);
+    }
+    String first = decoded.firstError();
+    long moreSeries = Math.max(0, decoded.seriesRejected() - 1);
+    long moreSamples = appended.rejectedCount();
+    if (first == null && appended.rejectedCount() > 0) {
+      first = appended.rejections().isEmpty()
+          ? appended.rejectedCount() + " samples conflict with stored samples"
+          : "series " + appended.rejections().get(0).series() + ": "
+              + appended.rejections().get(0).reason();
+      moreSamples--;
+    }
+    String message = null;
+    if (first != null) {
+      StringBuilder sb = new StringBuilder(first);
+      if (moreSeries > 0 || moreSamples > 0) {
+        sb.append("; and ");
+        if (moreSeries > 0) {
+          sb.append(moreSeries).append(" more series");
+        }
+        if (moreSeries > 0 && moreSamples > 0) {
+          sb.append(" and ");
+        }
+        if (moreSamples > 0) {
+          sb.append(moreSamples).append(" more samples");
+        }
+        sb.append(" rejected");
+      }
+      message = sb.toString();
+    }
+    return new WriteOutcome(message == null, message, appended.samplesAppended(),
+        appended.samplesDuplicate(), appended.seriesCreated(), rejected, decoded.metadataCount());
+  }
+}
