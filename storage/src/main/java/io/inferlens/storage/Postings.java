@@ -1,0 +1,145 @@
+package io.inferlens.storage;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+
+/**
+ * In-memory postings: for each label name and value the ascending ids of the series carrying it,
+ * plus the list of all ids. Ids are assigned in increasing order, so appending keeps every list
+ * sorted without searching.
+ *
+ * <p>Also holds the sorted-id set operations used to resolve matchers.
+ *
+ * <p>Thread safety: none; {@link SeriesIndex} guards it with its lock.
+ */
+final class Postings {
+
+  private final Map<String, TreeMap<String, IdList>> byName = new HashMap<>();
+  private final IdList all = new IdList();
+
+  /**
+   * Adds a series; its id must be larger than every id added before.
+   *
+   * @throws IllegalStateException if ids do not increase (a bug)
+   */
+  void add(long id, LabelSet labels) {
+    all.add(id);
+    for (int i = 0; i < labels.size(); i++) {
+      byName
+          .computeIfAbsent(labels.name(i), n -> new TreeMap<>(LabelSet.UTF8_ORDER))
+          .computeIfAbsent(labels.value(i), v -> new IdList())
+          .add(id);
+    }
+  }
+
+  /** @return all ids, ascending, as a fresh array */
+  long[] all() {
+    return all.toArray();
+  }
+
+  /** @return the ids with {@code name=value}, ascending, fresh array, empty if none */
+  long[] get(String name, String value) {
+    TreeMap<String, IdList> values = byName.get(name);
+    IdList ids = values == null ? null : values.get(value);
+    return ids == null ? new long[0] : ids.toArray();
+  }
+
+  /** @return the values of a label name in UTF-8 order → ids, read-only view, empty if none */
+  NavigableMap<String, IdList> values(String name) {
+    TreeMap<String, IdList> values = byName.get(name);
+    return values == null
+        ? Collections.emptyNavigableMap()
+        : Collections.unmodifiableNavigableMap(values);
+  }
+
+  /** A growable ascending array of series ids. */
+  static final class IdList {
+    private long[] ids = new long[4];
+    private int size;
+
+    void add(long id) {
+      if (size > 0 && ids[size - 1] >= id) {
+        throw new IllegalStateException(
+            "bug: postings ids must increase, got " + id + " after " + ids[size - 1]);
+      }
+      if (size == ids.length) {
+        ids = Arrays.copyOf(ids, size * 2);
+      }
+      ids[size++] = id;
+    }
+
+    long[] toArray() {
+      return Arrays.copyOf(ids, size);
+    }
+
+    int size() {
+      return size;
+    }
+
+    long get(int i) {
+      return ids[i];
+    }
+  }
+
+  /** @return the ascending ids present in both sorted inputs */
+  static long[] intersect(long[] a, long[] b) {
+    long[] out = new long[Math.min(a.length, b.length)];
+    int i = 0;
+    int j = 0;
+    int n = 0;
+    while (i < a.length && j < b.length) {
+      if (a[i] < b[j]) {
+        i++;
+      } else if (a[i] > b[j]) {
+        j++;
+      } else {
+        out[n++] = a[i];
+        i++;
+        j++;
+      }
+    }
+    return Arrays.copyOf(out, n);
+  }
+
+  /** @return the ascending ids of sorted {@code a} that are not in sorted {@code b} */
+  static long[] subtract(long[] a, long[] b) {
+    long[] out = new long[a.length];
+    int j = 0;
+    int n = 0;
+    for (long id : a) {
+      while (j < b.length && b[j] < id) {
+        j++;
+      }
+      if (j >= b.length || b[j] != id) {
+        out[n++] = id;
+      }
+    }
+    return Arrays.copyOf(out, n);
+  }
+
+  /** @return the ascending, duplicate-free union of the id lists */
+  static long[] union(Iterable<IdList> lists) {
+    int total = 0;
+    for (IdList l : lists) {
+      total += l.size();
+    }
+    long[] out = new long[total];
+    int n = 0;
+    for (IdList l : lists) {
+      System.arraycopy(l.ids, 0, out, n, l.size());
+      n += l.size();
+    }
+    Arrays.sort(out);
+    int w = 0;
+    for (int r = 0; r < out.length; r++) {
+      if (w == 0 || out[w - 1] != out[r]) {
+        out[w++] = out[r];
+      }
+    }
+    return Arrays.copyOf(out, w);
+  }
+}

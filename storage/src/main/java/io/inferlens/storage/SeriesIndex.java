@@ -1,0 +1,139 @@
+package io.inferlens.storage;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * The in-memory series index: label set ↔ id and postings. Rebuilt from the
+ * {@code series_by_id} column family when the store opens; updated only after the RocksDB write
+ * that created a series returned, so every series found here is durable.
+ *
+ * <p>Thread safety: thread safe; lookups share a read lock, additions take the write lock.
+ */
+final class SeriesIndex {
+
+  private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+  private final Map<LabelSet, SeriesRef> byLabels = new HashMap<>();
+  private final Map<Long, SeriesRef> byId = new HashMap<>();
+  private final Postings postings = new Postings();
+
+  /** @return the series with exactly these labels, or null */
+  SeriesRef get(LabelSet labels) {
+    lock.readLock().lock();
+    try {
+      return byLabels.get(labels);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Registers a series. Ids must be added in increasing order.
+   *
+   * @throws IllegalStateException if the labels or id are already present (a bug)
+   */
+  void add(SeriesRef ref) {
+    lock.writeLock().lock();
+    try {
+      if (byLabels.containsKey(ref.labels) || byId.containsKey(ref.id)) {
+        throw new IllegalStateException("bug: series registered twice: " + ref);
+      }
+      postings.add(ref.id, ref.labels);
+      byLabels.put(ref.labels, ref);
+      byId.put(ref.id, ref);
+    } finally {
+      lock.writeLock().unlock();
+    }
+  }
+
+  /** @return the number of series */
+  int size() {
+    lock.readLock().lock();
+    try {
+      return byId.size();
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** @return every series, ascending by id, in a fresh list */
+  List<SeriesRef> all() {
+    return resolve(List.of());
+  }
+
+  /**
+   * Resolves PromQL matchers to series, without looking at samples. An empty list selects every
+   * series. A matcher that matches the empty string also selects series lacking its label.
+   *
+   * @param matchers the matchers, all of which must hold
+   * @return matching series, ascending by id, in a fresh list
+   * @throws IllegalArgumentException if the list is not empty and every matcher matches the
+   *     empty string (PromQL refuses such selectors because they would select everything)
+   */
+  List<SeriesRef> resolve(List<Matcher> matchers) {
+    boolean anyNonEmpty = false;
+    for (Matcher m : matchers) {
+      anyNonEmpty |= !m.matchesEmpty();
+    }
+    if (!matchers.isEmpty() && !anyNonEmpty) {
+      throw new IllegalArgumentException(
+          "at least one matcher must not match the empty string: " + matchers);
+    }
+    lock.readLock().lock();
+    try {
+      long[] ids = null;
+      if (matchers.isEmpty()) {
+        ids = postings.all();
+      }
+      // Matchers that require a non-empty value narrow the set by intersection...
+      for (Matcher m : matchers) {
+        if (!m.matchesEmpty()) {
+          long[] matching = matchingIds(m);
+          ids = ids == null ? matching : Postings.intersect(ids, matching);
+        }
+      }
+      // ...and matchers that accept the empty value (label absent) remove only the series whose
+      // present value they reject.
+      for (Matcher m : matchers) {
+        if (m.matchesEmpty()) {
+          ids = Postings.subtract(ids, rejectedIds(m));
+        }
+      }
+      List<SeriesRef> out = new ArrayList<>(ids.length);
+      for (long id : ids) {
+        out.add(byId.get(id));
+      }
+      return out;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** Ids of series whose value of {@code m.name()} is present and satisfies {@code m}. */
+  private long[] matchingIds(Matcher m) {
+    if (m.type() == Matcher.Type.EQ) {
+      return postings.get(m.name(), m.value());
+    }
+    List<Postings.IdList> lists = new ArrayList<>();
+    for (Map.Entry<String, Postings.IdList> e : postings.values(m.name()).entrySet()) {
+      if (m.matches(e.getKey())) {
+        lists.add(e.getValue());
+      }
+    }
+    return Postings.union(lists);
+  }
+
+  /** Ids of series whose value of {@code m.name()} is present and does not satisfy {@code m}. */
+  private long[] rejectedIds(Matcher m) {
+    List<Postings.IdList> lists = new ArrayList<>();
+    for (Map.Entry<String, Postings.IdList> e : postings.values(m.name()).entrySet()) {
+      if (!m.matches(e.getKey())) {
+        lists.add(e.getValue());
+      }
+    }
+    return Postings.union(lists);
+  }
+}
