@@ -1,0 +1,257 @@
+package io.inferlens.ingest;
+
+import static io.inferlens.ingest.Requests.LIMITS;
+import static io.inferlens.ingest.Requests.NOW_MS;
+import static io.inferlens.ingest.Requests.asField;
+import static io.inferlens.ingest.Requests.request;
+import static io.inferlens.ingest.Requests.sample;
+import static io.inferlens.ingest.Requests.series;
+import static io.inferlens.ingest.Requests.snappy;
+import static io.inferlens.ingest.Requests.withUnknownField;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.inferlens.ingest.IngestException.Kind;
+import io.inferlens.proto.prometheus.Remote.WriteRequest;
+import io.inferlens.proto.prometheus.Types;
+import io.inferlens.storage.LabelSet;
+import io.inferlens.storage.SeriesWrite;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class RemoteWriteDecoderTest {
+
+  private static final long DAY_MS = 86_400_000L;
+
+  private final RemoteWriteDecoder decoder = new RemoteWriteDecoder(LIMITS);
+
+  private DecodedWrite decode(WriteRequest request) throws IngestException {
+    return decoder.decodeSnappy(snappy(request));
+  }
+
+  static Stream<Arguments> rejectedSeries() {
+    return Stream.of(
+        Arguments.of("duplicate label name",
+            series("__name__", "m", "zone", "a", "zone", "b"), "duplicate_label_name",
+            new String[] {"duplicate label name \"zone\"", "zone=\"a\", zone=\"b\""}),
+        Arguments.of("duplicate label name, one value empty",
+            series("__name__", "m", "zone", "", "zone", "b"), "duplicate_label_name",
+            new String[] {"\"zone\""}),
+        Arguments.of("empty label name", series("__name__", "m", "", "x"), "empty_label_name",
+            new String[] {"empty name", "{__name__=\"m\", =\"x\"}"}),
+        Arguments.of("no __name__", series("job", "node"), "missing_metric_name",
+            new String[] {"{job=\"node\"}", "__name__"}),
+        Arguments.of("empty __name__", series("__name__", "", "job", "node"),
+            "missing_metric_name", new String[] {"__name__"}),
+        Arguments.of("timestamp 0", series("__name__", "m").addSamples(sample(0, 1)), "too_old",
+            new String[] {"timestamp 0 ms", "retention horizon " + (NOW_MS - 30 * DAY_MS),
+                "milliseconds since the Unix epoch"}),
+        Arguments.of("timestamp in seconds",
+            series("__name__", "m").addSamples(sample(NOW_MS / 1000, 1)), "too_old",
+            new String[] {"timestamp " + NOW_MS / 1000 + " ms", "milliseconds"}),
+        Arguments.of("negative timestamp", series("__name__", "m").addSamples(sample(-1000, 1)),
+            "too_old", new String[] {"timestamp -1000 ms", "milliseconds"}),
+        Arguments.of("timestamp 31 days old",
+            series("__name__", "m").addSamples(sample(NOW_MS - 31 * DAY_MS, 1)), "too_old",
+            new String[] {"older than the retention horizon"}),
+        Arguments.of("timestamp in microseconds",
+            series("__name__", "m").addSamples(sample(NOW_MS * 1000, 1)), "too_far_in_future",
+            new String[] {"600000 ms ahead of now " + NOW_MS, "milliseconds"}),
+        Arguments.of("timestamp 11 minutes ahead",
+            series("__name__", "m").addSamples(sample(NOW_MS + 660_000, 1)), "too_far_in_future",
+            new String[] {"timestamp " + (NOW_MS + 660_000) + " ms",
+                "latest accepted " + (NOW_MS + 600_000)}),
+        Arguments.of("native histogram",
+            series("__name__", "h").addHistograms(
+                Types.Histogram.newBuilder().setCountInt(3).setSum(1.5).setTimestamp(NOW_MS)),
+            "native_histogram", new String[] {"native histograms are not supported yet",
+                "{__name__=\"h\"}"}));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void rejectedSeries(String name, Types.TimeSeries.Builder bad, String reason, String[] parts)
+      throws Exception {
+    if (bad.getSamplesCount() == 0 && bad.getHistogramsCount() == 0) {
+      bad.addSamples(sample(NOW_MS, 1)).addSamples(sample(NOW_MS - 15_000, 2));
+    }
+    long badSamples = bad.getSamplesCount() + bad.getHistogramsCount();
+    DecodedWrite d = decode(request(
+        series("__name__", "good", "job", "a").addSamples(sample(NOW_MS, 7)), bad));
+
+    assertThat(d.hasErrors()).isTrue();
+    assertThat(d.firstError()).contains(parts);
+    assertThat(d.seriesRejected()).isEqualTo(1);
+    assertThat(d.rejectedByReason()).isEqualTo(Map.of(reason, badSamples));
+    assertThat(d.valid()).extracting(SeriesWrite::labels)
+        .containsExactly(LabelSet.of("__name__", "good", "job", "a"));
+    assertThat(d.samplesAccepted()).isEqualTo(1);
+    assertThat(d.seriesCount()).isEqualTo(2);
+  }
+
+  static Stream<Arguments> equalLabelSets() {
+    return Stream.of(
+        Arguments.of(series("zeta", "1", "__name__", "m", "alpha", "2"),
+            series("__name__", "m", "alpha", "2", "zeta", "1")),
+        Arguments.of(series("__name__", "m", "a", "", "b", "x"), series("__name__", "m", "b", "x")),
+        // UTF-8 byte order, not UTF-16: U+1F600 (surrogate pair) sorts after U+FF5E.
+        Arguments.of(series("\uD83D\uDE00", "x", "\uFF5E", "y", "__name__", "m"),
+            series("__name__", "m", "\uFF5E", "y", "\uD83D\uDE00", "x")));
+  }
+
+  @ParameterizedTest
+  @MethodSource
+  void equalLabelSets(Types.TimeSeries.Builder a, Types.TimeSeries.Builder b) throws Exception {
+    DecodedWrite d = decode(request(a.addSamples(sample(NOW_MS, 1)),
+        b.addSamples(sample(NOW_MS, 1))));
+    assertThat(d.hasErrors()).as(d.firstError()).isFalse();
+    assertThat(d.valid()).hasSize(2);
+    assertThat(d.valid().get(0).labels()).isEqualTo(d.valid().get(1).labels());
+    assertThat(d.valid().get(0).labels().name(0)).isEqualTo("__name__");
+  }
+
+  static Stream<Arguments> noOps() {
+    return Stream.of(
+        Arguments.of("single byte 0x00", new byte[] {0}, 0, 0),
+        Arguments.of("empty request", snappy(new byte[0]), 0, 0),
+        Arguments.of("metadata only", snappy(WriteRequest.newBuilder()
+            .addMetadata(Types.MetricMetadata.newBuilder().setMetricFamilyName("up")
+                .setType(Types.MetricMetadata.MetricType.GAUGE).setHelp("Up."))
+            .addMetadata(Types.MetricMetadata.newBuilder().setMetricFamilyName("x"))
+            .build()), 0, 2),
+        Arguments.of("series without samples",
+            snappy(request(series("__name__", "m", "job", "x"))), 1, 0),
+        Arguments.of("remote write 2.0 shaped body", snappy(asField(4, new byte[] {8, 1})), 0, 0));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void noOps(String name, byte[] body, int seriesCount, int metadataCount) throws Exception {
+    DecodedWrite d = decoder.decodeSnappy(body);
+    assertThat(d.hasErrors()).isFalse();
+    assertThat(d.valid()).isEmpty();
+    assertThat(d.seriesCount()).isEqualTo(seriesCount);
+    assertThat(d.metadataCount()).isEqualTo(metadataCount);
+    assertThat(d.rejectedByReason()).isEmpty();
+  }
+
+  @Test
+  void rawValueBitsArePreserved() throws Exception {
+    long staleMarker = 0x7ff0000000000002L;
+    long negativeZero = Double.doubleToRawLongBits(-0.0);
+    long otherNan = 0x7ff8000000000123L;
+    DecodedWrite d = decode(request(series("__name__", "m")
+        .addSamples(sample(NOW_MS - 30_000, Double.longBitsToDouble(staleMarker)))
+        .addSamples(sample(NOW_MS - 15_000, -0.0))
+        .addSamples(sample(NOW_MS - 1, 0.0))
+        .addSamples(sample(NOW_MS, Double.longBitsToDouble(otherNan)))));
+    SeriesWrite w = d.valid().get(0);
+    assertThat(w.count()).isEqualTo(4);
+    assertThat(Arrays.copyOf(w.valueBits(), w.count()))
+        .containsExactly(staleMarker, negativeZero, 0L, otherNan);
+    assertThat(Arrays.copyOf(w.timestampsMs(), w.count()))
+        .containsExactly(NOW_MS - 30_000, NOW_MS - 15_000, NOW_MS - 1, NOW_MS);
+  }
+
+  @Test
+  void unknownFieldsAndExemplarsAreSkipped() throws Exception {
+    Types.TimeSeries ts = series("__name__", "m", "job", "x")
+        .addSamples(sample(NOW_MS, 2.5))
+        .addExemplars(Types.Exemplar.newBuilder().setValue(1).setTimestamp(NOW_MS)
+            .addLabels(Types.Label.newBuilder().setName("trace_id").setValue("abc")))
+        .build();
+    byte[] label = withUnknownField(
+        Types.Label.newBuilder().setName("zone").setValue("z").build().toByteArray(), 9);
+    byte[] sample = withUnknownField(sample(NOW_MS - 1000, 3.5).toByteArray(), 5);
+    byte[] series = withUnknownField(concat(ts.toByteArray(), asField(1, label),
+        asField(2, sample)), 17);
+    byte[] body = withUnknownField(concat(asField(1, series), asField(2, new byte[] {1, 2})), 20);
+
+    DecodedWrite d = decoder.decodeSnappy(snappy(body));
+    assertThat(d.hasErrors()).as(d.firstError()).isFalse();
+    assertThat(d.valid()).hasSize(1);
+    SeriesWrite w = d.valid().get(0);
+    assertThat(w.labels()).isEqualTo(LabelSet.of("__name__", "m", "job", "x", "zone", "z"));
+    assertThat(w.count()).isEqualTo(2);
+    assertThat(w.valueBits()).containsExactly(Double.doubleToRawLongBits(2.5),
+        Double.doubleToRawLongBits(3.5));
+  }
+
+  static Stream<Arguments> malformedProtobuf() {
+    byte[] good = request(series("__name__", "m").addSamples(sample(NOW_MS, 1))).toByteArray();
+    return Stream.of(
+        Arguments.of("truncated message", Arrays.copyOf(good, good.length - 2)),
+        Arguments.of("wire type 7", new byte[] {0x0f}),
+        Arguments.of("length past the end", new byte[] {0x0a, 0x7f, 0x0a}),
+        Arguments.of("invalid UTF-8 in a label",
+            asField(1, asField(1, asField(1, new byte[] {(byte) 0xc3, 0x28})))),
+        Arguments.of("field number 0", new byte[] {0x00, 0x01}));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void malformedProtobuf(String name, byte[] raw) {
+    IngestException e = catchThrowableOfType(IngestException.class,
+        () -> decoder.decodeSnappy(snappy(raw)));
+    assertThat(e).isNotNull();
+    assertThat(e.kind()).isEqualTo(Kind.BAD_REQUEST);
+    assertThat(e.getMessage()).contains("not a valid remote write 1.0 WriteRequest")
+        .contains("byte offset");
+  }
+
+  @Test
+  void decompressionBombIsTooLarge() {
+    byte[] bomb = snappy(new byte[64 << 20]);
+    IngestException e = catchThrowableOfType(IngestException.class,
+        () -> decoder.decodeSnappy(bomb));
+    assertThat(e.kind()).isEqualTo(Kind.PAYLOAD_TOO_LARGE);
+    assertThat(e.getMessage()).contains("67108864").contains("33554432");
+  }
+
+  @Test
+  void decoderIsReusableAcrossRequests() throws Exception {
+    DecodedWrite first = decode(request(series("__name__", "a", "zone", "x", "zone", "y")
+        .addSamples(sample(NOW_MS, 1))));
+    assertThat(first.hasErrors()).isTrue();
+    DecodedWrite second = decode(request(series("__name__", "b").addSamples(sample(NOW_MS, 2))));
+    assertThat(second.hasErrors()).isFalse();
+    assertThat(second.valid()).extracting(SeriesWrite::labels)
+        .containsExactly(LabelSet.of("__name__", "b"));
+    assertThat(first.valid()).isEmpty();
+  }
+
+  @Test
+  void manyLabelsAndSamplesGrowTheScratchArrays() throws Exception {
+    Types.TimeSeries.Builder s = series("__name__", "wide");
+    for (int i = 0; i < 40; i++) {
+      s.addLabels(Types.Label.newBuilder().setName("l" + (100 - i)).setValue("v" + i));
+    }
+    for (int i = 0; i < 100; i++) {
+      s.addSamples(sample(NOW_MS - i * 15_000L, i));
+    }
+    DecodedWrite d = decode(request(s));
+    assertThat(d.hasErrors()).as(d.firstError()).isFalse();
+    assertThat(d.valid().get(0).labels().size()).isEqualTo(41);
+    assertThat(d.valid().get(0).count()).isEqualTo(100);
+    assertThat(d.samplesAccepted()).isEqualTo(100);
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    int n = 0;
+    for (byte[] p : parts) {
+      n += p.length;
+    }
+    byte[] out = new byte[n];
+    int pos = 0;
+    for (byte[] p : parts) {
+      System.arraycopy(p, 0, out, pos, p.length);
+      pos += p.length;
+    }
+    return out;
+  }
+}
