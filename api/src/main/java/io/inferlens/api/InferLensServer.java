@@ -1,0 +1,147 @@
+package io.inferlens.api;
+
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.server.Server;
+import com.linecorp.armeria.server.ServerBuilder;
+import io.inferlens.ingest.IngestLimits;
+import io.inferlens.ingest.RemoteWriteHandler;
+import io.inferlens.storage.StorageException;
+import io.inferlens.storage.StoreOptions;
+import io.inferlens.storage.TimeSeriesStore;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running service: one RocksDB store, one Armeria server on one port. {@code main} and the
+ * tests build it the same way through {@link #configureServices(ServerBuilder)}.
+ *
+ * <p>Lifecycle: {@link #start(ServerConfig, Clock)} opens the store and binds the port;
+ * {@link #close()} stops the server gracefully, then closes the store. Thread safe.
+ */
+public final class InferLensServer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(InferLensServer.class);
+
+  /** How often retention runs; one hour bounds how long expired samples linger. */
+  private static final long RETENTION_PERIOD_MS = 3_600_000L;
+
+  private final ServerConfig config;
+  private final Clock clock;
+  private final TimeSeriesStore store;
+  private final PrometheusMeterRegistry registry;
+  private final SelfMetrics metrics;
+  private final ScheduledExecutorService housekeeping;
+  private Server server;
+
+  private InferLensServer(ServerConfig config, Clock clock) throws StorageException {
+    this.config = config;
+    this.clock = clock;
+    StoreOptions defaults = StoreOptions.defaults(config.dataDir());
+    this.store = TimeSeriesStore.open(new StoreOptions(config.dataDir(), config.retentionMs(),
+        config.walSync(), defaults.blockCacheBytes()));
+    this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    this.metrics = new SelfMetrics(registry, store);
+    this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "inferlens-retention");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Opens the store in {@code config.dataDir()} and starts serving.
+   *
+   * @param config the configuration
+   * @param clock the clock for timestamp validation and default query ranges
+   * @return the started server; {@link #port()} tells the bound port
+   * @throws StorageException if the store cannot be opened (e.g. locked by another process)
+   */
+  public static InferLensServer start(ServerConfig config, Clock clock) throws StorageException {
+    InferLensServer s = new InferLensServer(config, clock);
+    try {
+      ServerBuilder sb = Server.builder().http(config.listen());
+      s.configureServices(sb);
+      s.server = sb.build();
+      s.server.start().join();
+    } catch (RuntimeException e) {
+      s.close();
+      throw e;
+    }
+    s.housekeeping.scheduleWithFixedDelay(s::runRetention, 0, RETENTION_PERIOD_MS,
+        TimeUnit.MILLISECONDS);
+    log.info("InferLens listening on {} with data in {}", s.server.activePorts().keySet(),
+        config.dataDir().toAbsolutePath());
+    return s;
+  }
+
+  /**
+   * Binds every route on {@code sb}: remote write, the Prometheus-style read API, self-metrics and
+   * health checks. Shared by {@code main} and the tests.
+   *
+   * @param sb the builder to configure
+   */
+  public void configureServices(ServerBuilder sb) {
+    // Armeria answers 413 for bodies over the cap before we see them; the decoded size is checked
+    // against the same cap from snappy's header.
+    sb.maxRequestLength(config.maxRequestBytes());
+    sb.requestTimeout(Duration.ofSeconds(60));
+    sb.gracefulShutdownTimeout(Duration.ofSeconds(1), Duration.ofSeconds(10));
+    IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),
+        config.maxFutureMs(), clock);
+    sb.service("/api/v1/write", new WriteService(new RemoteWriteHandler(store, limits), metrics));
+    new PrometheusApi(store, clock).bind(sb);
+    sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
+        MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
+    sb.service("/-/healthy", (ctx, req) ->
+        HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Healthy.\n"));
+    sb.service("/-/ready", (ctx, req) ->
+        HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Ready.\n"));
+  }
+
+  private void runRetention() {
+    try {
+      store.enforceRetention(clock.millis());
+    } catch (Exception e) {
+      // Retention failing must not stop ingestion; it is retried on the next period.
+      log.warn("retention run failed; will retry in {} ms", RETENTION_PERIOD_MS, e);
+    }
+  }
+
+  /** @return the bound HTTP port */
+  public int port() {
+    return server.activeLocalPort();
+  }
+
+  /** @return the local address the server listens on */
+  public InetSocketAddress address() {
+    return server.activePort().localAddress();
+  }
+
+  /** @return the store, for tests and the analysis engine */
+  public TimeSeriesStore store() {
+    return store;
+  }
+
+  /** Stops accepting requests, waits for in-flight ones, closes the store. Idempotent. */
+  @Override
+  public synchronized void close() {
+    housekeeping.shutdownNow();
+    if (server != null) {
+      server.stop().join();
+      server = null;
+    }
+    metrics.close();
+    registry.close();
+    store.close();
+  }
+}

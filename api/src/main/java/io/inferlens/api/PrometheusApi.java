@@ -1,0 +1,248 @@
+package io.inferlens.api;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.linecorp.armeria.common.AggregatedHttpRequest;
+import com.linecorp.armeria.common.HttpMethod;
+import com.linecorp.armeria.common.HttpRequest;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.QueryParams;
+import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServerBuilder;
+import com.linecorp.armeria.server.ServiceRequestContext;
+import io.inferlens.storage.LabelSet;
+import io.inferlens.storage.Matcher;
+import io.inferlens.storage.Series;
+import io.inferlens.storage.StorageException;
+import io.inferlens.storage.TimeSeriesStore;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Read endpoints in the shapes of the Prometheus HTTP API
+ * (https://prometheus.io/docs/prometheus/latest/querying/api/) and VictoriaMetrics's export:
+ *
+ * <ul>
+ *   <li>{@code GET|POST /api/v1/labels?match[]=&start=&end=} → {@code {"status":"success","data":[names]}}
+ *   <li>{@code GET /api/v1/label/{name}/values?match[]=&start=&end=} → sorted values
+ *   <li>{@code GET|POST /api/v1/series?match[]=…&start=&end=} → list of label maps; {@code match[]}
+ *       required
+ *   <li>{@code GET|POST /api/v1/export?match[]=…&start=&end=} → JSON lines
+ *       {@code {"metric":{…},"values":[…],"timestamps":[…]}}, timestamps in milliseconds, one series
+ *       a line; non-finite values are written as the strings {@code "NaN"}, {@code "+Inf"},
+ *       {@code "-Inf"} since JSON has no such numbers
+ * </ul>
+ *
+ * <p>{@code start}/{@code end} default to the last 6 hours ({@link TimeParams}). Bad parameters
+ * answer 400 with {@code {"status":"error","errorType":"bad_data","error":"…"}}. Work runs on the
+ * blocking task executor.
+ */
+public final class PrometheusApi {
+
+  private static final Logger log = LoggerFactory.getLogger(PrometheusApi.class);
+
+  private final TimeSeriesStore store;
+  private final Clock clock;
+  private final ObjectMapper json = new ObjectMapper();
+
+  /**
+   * @param store the store to read
+   * @param clock source of "now" for default time ranges
+   */
+  public PrometheusApi(TimeSeriesStore store, Clock clock) {
+    this.store = store;
+    this.clock = clock;
+  }
+
+  /**
+   * Binds the endpoints.
+   *
+   * @param sb the server builder
+   */
+  public void bind(ServerBuilder sb) {
+    sb.service("/api/v1/labels", blocking(this::labels));
+    sb.service("/api/v1/label/{name}/values", blocking(this::labelValues));
+    sb.service("/api/v1/series", blocking(this::series));
+    sb.service("/api/v1/export", blocking(this::export));
+  }
+
+  private interface Handler {
+    HttpResponse handle(ServiceRequestContext ctx, QueryParams params) throws StorageException;
+  }
+
+  private HttpService blocking(Handler h) {
+    return (ctx, req) -> {
+      if (req.method() != HttpMethod.GET && req.method() != HttpMethod.POST) {
+        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
+      }
+      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
+        try {
+          return h.handle(ctx, params(ctx, agg));
+        } catch (IllegalArgumentException e) {
+          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
+        } catch (StorageException e) {
+          log.error("read failed in the store", e);
+          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
+        }
+      }, ctx.blockingTaskExecutor()));
+    };
+  }
+
+  private static QueryParams params(ServiceRequestContext ctx, AggregatedHttpRequest req) {
+    QueryParams q = ctx.queryParams();
+    MediaType ct = req.contentType();
+    if (req.method() == HttpMethod.POST && ct != null && ct.is(MediaType.FORM_DATA)) {
+      QueryParams form = QueryParams.fromQueryString(req.contentUtf8());
+      return q.toBuilder().add(form).build();
+    }
+    return q;
+  }
+
+  private static List<Matcher>[] matchers(QueryParams params, boolean required) {
+    List<String> selectors = params.getAll("match[]");
+    if (selectors.isEmpty() && required) {
+      throw new IllegalArgumentException("no match[] parameter provided");
+    }
+    @SuppressWarnings("unchecked")
+    List<Matcher>[] out = new List[selectors.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = SelectorParser.parse(selectors.get(i));
+    }
+    return out;
+  }
+
+  private TimeParams times(QueryParams p) {
+    return TimeParams.parse(p.get("start"), p.get("end"), clock);
+  }
+
+  private HttpResponse labels(ServiceRequestContext ctx, QueryParams p) {
+    TimeParams t = times(p);
+    List<Matcher>[] sets = matchers(p, false);
+    java.util.TreeSet<String> names = new java.util.TreeSet<>(LabelSet.UTF8_ORDER);
+    if (sets.length == 0) {
+      names.addAll(store.labelNames(List.of(), t.startMs(), t.endMs()));
+    }
+    for (List<Matcher> m : sets) {
+      names.addAll(store.labelNames(m, t.startMs(), t.endMs()));
+    }
+    return success(new ArrayList<>(names));
+  }
+
+  private HttpResponse labelValues(ServiceRequestContext ctx, QueryParams p) {
+    String name = ctx.pathParam("name");
+    TimeParams t = times(p);
+    List<Matcher>[] sets = matchers(p, false);
+    java.util.TreeSet<String> values = new java.util.TreeSet<>(LabelSet.UTF8_ORDER);
+    if (sets.length == 0) {
+      values.addAll(store.labelValues(name, List.of(), t.startMs(), t.endMs()));
+    }
+    for (List<Matcher> m : sets) {
+      values.addAll(store.labelValues(name, m, t.startMs(), t.endMs()));
+    }
+    return success(new ArrayList<>(values));
+  }
+
+  private HttpResponse series(ServiceRequestContext ctx, QueryParams p) {
+    TimeParams t = times(p);
+    Map<LabelSet, Boolean> seen = new LinkedHashMap<>();
+    for (List<Matcher> m : matchers(p, true)) {
+      for (LabelSet ls : store.series(m, t.startMs(), t.endMs())) {
+        seen.put(ls, Boolean.TRUE);
+      }
+    }
+    List<Map<String, String>> data = new ArrayList<>();
+    for (LabelSet ls : seen.keySet()) {
+      data.add(ls.toMap());
+    }
+    return success(data);
+  }
+
+  private HttpResponse export(ServiceRequestContext ctx, QueryParams p) throws StorageException {
+    TimeParams t = times(p);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Map<LabelSet, Boolean> seen = new LinkedHashMap<>();
+    try {
+      for (List<Matcher> m : matchers(p, true)) {
+        for (Series s : store.select(m, t.startMs(), t.endMs())) {
+          if (seen.put(s.labels(), Boolean.TRUE) != null) {
+            continue;
+          }
+          writeExportLine(out, s);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return HttpResponse.of(HttpStatus.OK, MediaType.JSON_LINES, out.toByteArray());
+  }
+
+  private void writeExportLine(ByteArrayOutputStream out, Series s) throws IOException {
+    try (JsonGenerator g = json.getFactory().createGenerator(out)) {
+      g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
+      g.writeStartObject();
+      g.writeObjectFieldStart("metric");
+      for (int i = 0; i < s.labels().size(); i++) {
+        g.writeStringField(s.labels().name(i), s.labels().value(i));
+      }
+      g.writeEndObject();
+      g.writeArrayFieldStart("values");
+      for (int i = 0; i < s.size(); i++) {
+        double v = s.value(i);
+        if (Double.isNaN(v)) {
+          g.writeString("NaN");
+        } else if (Double.isInfinite(v)) {
+          g.writeString(v > 0 ? "+Inf" : "-Inf");
+        } else {
+          g.writeNumber(v);
+        }
+      }
+      g.writeEndArray();
+      g.writeArrayFieldStart("timestamps");
+      for (int i = 0; i < s.size(); i++) {
+        g.writeNumber(s.timestampsMs()[i]);
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    }
+    out.write('\n');
+  }
+
+  private HttpResponse success(Object data) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "success");
+    body.put("data", data);
+    return jsonResponse(HttpStatus.OK, body);
+  }
+
+  /**
+   * @param status HTTP status
+   * @param errorType Prometheus error type such as {@code bad_data}
+   * @param message the error text
+   * @return a Prometheus-style error envelope
+   */
+  HttpResponse error(HttpStatus status, String errorType, String message) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "error");
+    body.put("errorType", errorType);
+    body.put("error", message);
+    return jsonResponse(status, body);
+  }
+
+  private HttpResponse jsonResponse(HttpStatus status, Object body) {
+    try {
+      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package io.inferlens.api;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.inferlens.storage.TimeSeriesStore;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The service's own metrics, exposed at {@code /metrics} in the Prometheus text format. Names
+ * (after Micrometer's Prometheus naming): {@code inferlens_write_requests_total{code}},
+ * {@code inferlens_samples_ingested_total}, {@code inferlens_samples_duplicate_total},
+ * {@code inferlens_series_created_total}, {@code inferlens_samples_rejected_total{reason}},
+ * {@code inferlens_write_decode_seconds}, {@code inferlens_store_size_bytes},
+ * {@code inferlens_store_series}, plus JVM and process metrics.
+ *
+ * <p>Thread safe.
+ */
+public final class SelfMetrics implements AutoCloseable {
+
+  private final MeterRegistry registry;
+  private final Map<Integer, Counter> requestsByCode = new ConcurrentHashMap<>();
+  private final Map<String, Counter> rejectedByReason = new ConcurrentHashMap<>();
+  private final Counter samplesIngested;
+  private final Counter samplesDuplicate;
+  private final Counter seriesCreated;
+  private final Timer decodeTime;
+  private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+
+  /**
+   * @param registry where to register
+   * @param store the store whose size and series count are reported as gauges
+   */
+  public SelfMetrics(MeterRegistry registry, TimeSeriesStore store) {
+    this.registry = registry;
+    samplesIngested = Counter.builder("inferlens.samples.ingested")
+        .description("Samples appended durably to the store").register(registry);
+    samplesDuplicate = Counter.builder("inferlens.samples.duplicate")
+        .description("Samples identical to a stored one (idempotent retries)").register(registry);
+    seriesCreated = Counter.builder("inferlens.series.created")
+        .description("Label sets stored for the first time").register(registry);
+    decodeTime = Timer.builder("inferlens.write.decode")
+        .description("Time to decompress, decode and validate a remote-write body")
+        .register(registry);
+    Gauge.builder("inferlens.store.size", store, TimeSeriesStore::diskSizeBytes)
+        .baseUnit("bytes").description("Bytes of the data directory on disk").register(registry);
+    Gauge.builder("inferlens.store.series", store, TimeSeriesStore::seriesCount)
+        .description("Series in the index").register(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    gcMetrics.bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+  }
+
+  /** @param code the HTTP status answered to a write request */
+  public void writeRequest(int code) {
+    requestsByCode.computeIfAbsent(code, c -> Counter.builder("inferlens.write.requests")
+        .description("Remote-write requests by HTTP status code")
+        .tag("code", Integer.toString(c)).register(registry)).increment();
+  }
+
+  /**
+   * @param appended samples stored
+   * @param duplicates idempotent duplicates
+   * @param newSeries series created
+   */
+  public void ingested(long appended, long duplicates, long newSeries) {
+    samplesIngested.increment(appended);
+    samplesDuplicate.increment(duplicates);
+    seriesCreated.increment(newSeries);
+  }
+
+  /**
+   * @param reason a rejection reason key such as {@code too_old} or {@code conflict}
+   * @param samples number of samples rejected for it
+   */
+  public void rejected(String reason, long samples) {
+    rejectedByReason.computeIfAbsent(reason, r -> Counter.builder("inferlens.samples.rejected")
+        .description("Samples refused with 4xx, by reason")
+        .tag("reason", r).register(registry)).increment(samples);
+  }
+
+  /** @param nanos time spent decoding one write body, in nanoseconds */
+  public void decodeNanos(long nanos) {
+    decodeTime.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void close() {
+    gcMetrics.close();
+  }
+}

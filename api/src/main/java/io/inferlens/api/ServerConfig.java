@@ -1,0 +1,68 @@
+package io.inferlens.api;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+
+/**
+ * Everything {@code serve} needs, parsed and validated.
+ *
+ * @param listen address to bind; port 0 picks a free port (tests)
+ * @param dataDir the data directory holding the RocksDB store
+ * @param retentionMs how long samples are kept, in milliseconds (default 30 days)
+ * @param maxRequestBytes cap on a remote-write body, compressed and decoded, in bytes
+ *     (default 32 MiB, DESIGN.md section 2)
+ * @param maxFutureMs how far ahead of the server clock a sample timestamp may be, in milliseconds
+ *     (default 10 minutes)
+ * @param walSync fsync RocksDB's WAL before acknowledging a write; without it an acknowledged
+ *     write survives a crash of the process but not of the machine
+ */
+public record ServerConfig(
+    InetSocketAddress listen,
+    Path dataDir,
+    long retentionMs,
+    long maxRequestBytes,
+    long maxFutureMs,
+    boolean walSync) {
+
+  /** Default retention: 30 days in milliseconds. */
+  public static final long DEFAULT_RETENTION_MS = 30L * 86_400_000L;
+  /** Default body cap: 32 MiB. */
+  public static final long DEFAULT_MAX_REQUEST_BYTES = 32L << 20;
+  /** Default future tolerance: 10 minutes in milliseconds. */
+  public static final long DEFAULT_MAX_FUTURE_MS = 10L * 60_000L;
+
+  /**
+   * @param dataDir the data directory
+   * @return a config listening on a free loopback port with every other default; for tests
+   */
+  public static ServerConfig forTests(Path dataDir) {
+    return new ServerConfig(new InetSocketAddress("127.0.0.1", 0), dataDir,
+        DEFAULT_RETENTION_MS, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_FUTURE_MS, false);
+  }
+
+  /**
+   * @param hostPort {@code HOST:PORT}, {@code :PORT} (all interfaces) or {@code [::1]:PORT}
+   * @return the socket address, unresolved names resolved now
+   * @throws IllegalArgumentException if there is no valid port
+   */
+  public static InetSocketAddress parseListen(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon < 0) {
+      throw new IllegalArgumentException("--listen \"" + hostPort + "\" must be HOST:PORT or :PORT");
+    }
+    String host = hostPort.substring(0, colon);
+    int port;
+    try {
+      port = Integer.parseInt(hostPort.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("--listen \"" + hostPort + "\" has no valid port", e);
+    }
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("--listen port " + port + " is outside 0..65535");
+    }
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+  }
+}

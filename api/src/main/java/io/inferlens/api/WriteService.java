@@ -1,0 +1,85 @@
+package io.inferlens.api;
+
+import com.linecorp.armeria.common.AggregatedHttpRequest;
+import com.linecorp.armeria.common.HttpHeaderNames;
+import com.linecorp.armeria.common.HttpRequest;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServiceRequestContext;
+import io.inferlens.ingest.IngestException;
+import io.inferlens.ingest.RemoteWriteHandler;
+import io.inferlens.ingest.WriteOutcome;
+import io.inferlens.storage.StorageException;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /api/v1/write}: Prometheus remote write 1.0. Answers 204 when every sample of the
+ * request is durable (or was an idempotent duplicate, or the request carried none); 400 when
+ * any series or sample was refused — the valid ones are stored all the same, and the body names
+ * the first refused series; 413/415 for size and media-type errors; 503 only when the store
+ * failed, so the sender retries (DESIGN.md section 2).
+ *
+ * <p>The body is aggregated by Armeria under the server's {@code maxRequestLength} (413 past it);
+ * decoding and the RocksDB write run on the blocking task executor, never on the event loop.
+ */
+public final class WriteService implements HttpService {
+
+  private static final Logger log = LoggerFactory.getLogger(WriteService.class);
+
+  private final RemoteWriteHandler handler;
+  private final SelfMetrics metrics;
+
+  /**
+   * @param handler the HTTP-independent decoder and appender
+   * @param metrics where outcomes are counted
+   */
+  public WriteService(RemoteWriteHandler handler, SelfMetrics metrics) {
+    this.handler = handler;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
+    return HttpResponse.of(req.aggregate().thenApplyAsync(this::handle, ctx.blockingTaskExecutor()));
+  }
+
+  private HttpResponse handle(AggregatedHttpRequest req) {
+    String contentType = req.headers().get(HttpHeaderNames.CONTENT_TYPE);
+    String contentEncoding = req.headers().get(HttpHeaderNames.CONTENT_ENCODING);
+    long t0 = System.nanoTime();
+    HttpResponse response;
+    try {
+      WriteOutcome outcome = handler.handle(contentType, contentEncoding, req.content().array());
+      metrics.decodeNanos(System.nanoTime() - t0);
+      metrics.ingested(outcome.samplesAppended(), outcome.samplesDuplicate(), outcome.seriesCreated());
+      for (Map.Entry<String, Long> e : outcome.rejectedByReason().entrySet()) {
+        metrics.rejected(e.getKey(), e.getValue());
+      }
+      if (outcome.ok()) {
+        metrics.writeRequest(HttpStatus.NO_CONTENT.code());
+        response = HttpResponse.of(HttpStatus.NO_CONTENT);
+      } else {
+        response = text(HttpStatus.BAD_REQUEST, outcome.errorMessage());
+      }
+    } catch (IngestException e) {
+      response = text(ErrorMapping.status(e.kind()), e.getMessage());
+    } catch (StorageException e) {
+      log.error("remote write failed in the store; answering 503 so the sender retries", e);
+      response = text(HttpStatus.SERVICE_UNAVAILABLE, "storage failure: " + e.getMessage());
+    } catch (RuntimeException e) {
+      // A bug, not bad input: say so, and let the sender retry.
+      log.error("unexpected error while handling remote write", e);
+      response = text(HttpStatus.INTERNAL_SERVER_ERROR, "internal error: " + e);
+    }
+    return response;
+  }
+
+  private HttpResponse text(HttpStatus status, String message) {
+    metrics.writeRequest(status.code());
+    return HttpResponse.of(status, MediaType.PLAIN_TEXT_UTF_8, message + "\n");
+  }
+}

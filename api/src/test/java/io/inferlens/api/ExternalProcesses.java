@@ -1,0 +1,90 @@
+package io.inferlens.api;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Starting, waiting for and ending real processes (Prometheus, a second InferLens JVM). */
+final class ExternalProcesses {
+
+  private ExternalProcesses() {}
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    }
+  }
+
+  /** Polls {@code url} until it answers 200, the process dies, or the timeout passes. */
+  static void awaitOk(URI url, Process p, Duration timeout, Path log) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (p != null && !p.isAlive()) {
+        throw new IllegalStateException("process exited with " + p.exitValue() + " before " + url
+            + " was ready; its log:\n" + tail(log));
+      }
+      try {
+        HttpResponse<String> r = Requests.get(url);
+        if (r.statusCode() == 200) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        // not listening yet
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException(url + " not ready after " + timeout + "; log:\n" + tail(log));
+  }
+
+  static String tail(Path log) {
+    try {
+      if (log == null || !Files.exists(log)) {
+        return "(no log)";
+      }
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "(log unreadable: " + e + ")";
+    }
+  }
+
+  /** Ends a process: SIGTERM, then SIGKILL after 10 s. */
+  static void stop(Process p) throws InterruptedException {
+    if (p == null || !p.isAlive()) {
+      return;
+    }
+    p.destroy();
+    if (!p.waitFor(10, TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Starts {@code io.inferlens.api.Main serve} in a fresh JVM with this JVM's class path.
+   * Surefire is configured with {@code useManifestOnlyJar=false} so {@code java.class.path}
+   * lists every entry.
+   */
+  static Process startInferLens(int port, Path dataDir, Path log) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx512m");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add("io.inferlens.api.Main");
+    cmd.add("serve");
+    cmd.add("--listen");
+    cmd.add("127.0.0.1:" + port);
+    cmd.add("--data-dir");
+    cmd.add(dataDir.toString());
+    return new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+  }
+}

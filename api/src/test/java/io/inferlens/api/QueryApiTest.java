@@ -1,0 +1,129 @@
+package io.inferlens.api;
+
+import static io.inferlens.api.Requests.enc;
+import static io.inferlens.api.Requests.get;
+import static io.inferlens.api.Requests.request;
+import static io.inferlens.api.Requests.series;
+import static io.inferlens.api.Requests.write;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Prometheus-style read API and the export, against a real server and store. */
+class QueryApiTest {
+
+  @TempDir static Path dir;
+  static InferLensServer server;
+  static URI base;
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final long NOW = System.currentTimeMillis();
+  /** Eight hours ago: outside the default 6 h lookback. */
+  static final long OLD = NOW - 8 * 3_600_000L;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = InferLensServer.start(ServerConfig.forTests(dir.resolve("data")), Clock.systemUTC());
+    base = URI.create("http://127.0.0.1:" + server.port());
+    assertThat(write(base, request(
+        series(new String[] {"__name__", "vllm:num_requests_waiting", "instance", "a:8000",
+            "model_name", "qwen"}, new long[] {NOW - 30_000, NOW - 15_000},
+            new double[] {3, 0.1 + 0.2}),
+        series(new String[] {"__name__", "vllm:num_requests_waiting", "instance", "b:8000",
+            "model_name", "qwen"}, NOW - 15_000, 5),
+        series(new String[] {"__name__", "old_metric", "region", "eu"}, OLD, 1))).statusCode())
+        .isEqualTo(204);
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  static JsonNode json(String pathAndQuery) throws Exception {
+    HttpResponse<String> r = get(base.resolve(pathAndQuery));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode n = JSON.readTree(r.body());
+    assertThat(n.get("status").asText()).isEqualTo("success");
+    return n.get("data");
+  }
+
+  static List<String> texts(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
+  @Test
+  void labelNamesDefaultToTheLastSixHours() throws Exception {
+    assertThat(texts(json("/api/v1/labels")))
+        .containsExactly("__name__", "instance", "model_name");
+    assertThat(texts(json("/api/v1/labels?start=" + (OLD / 1000 - 60))))
+        .containsExactly("__name__", "instance", "model_name", "region");
+  }
+
+  @Test
+  void labelValuesHonourMatchers() throws Exception {
+    assertThat(texts(json("/api/v1/label/instance/values"))).containsExactly("a:8000", "b:8000");
+    assertThat(texts(json("/api/v1/label/__name__/values?start=" + (OLD / 1000 - 60))))
+        .containsExactly("old_metric", "vllm:num_requests_waiting");
+    assertThat(texts(json("/api/v1/label/instance/values?match[]="
+        + enc("{instance=~\"a.*\"}")))).containsExactly("a:8000");
+  }
+
+  @Test
+  void seriesReturnsLabelMaps() throws Exception {
+    JsonNode data = json("/api/v1/series?match[]=" + enc("vllm:num_requests_waiting{instance!=\"b:8000\"}"));
+    assertThat(data).hasSize(1);
+    assertThat(data.get(0).get("instance").asText()).isEqualTo("a:8000");
+    assertThat(data.get(0).get("__name__").asText()).isEqualTo("vllm:num_requests_waiting");
+  }
+
+  @Test
+  void seriesRequiresMatchAndRejectsBadSelectorsWithBadData() throws Exception {
+    HttpResponse<String> r = get(base.resolve("/api/v1/series"));
+    assertThat(r.statusCode()).isEqualTo(400);
+    JsonNode n = JSON.readTree(r.body());
+    assertThat(n.get("status").asText()).isEqualTo("error");
+    assertThat(n.get("errorType").asText()).isEqualTo("bad_data");
+    assertThat(n.get("error").asText()).contains("match[]");
+    r = get(base.resolve("/api/v1/series?match[]=" + enc("{job=~\".*\"}")));
+    assertThat(r.statusCode()).isEqualTo(400);
+    r = get(base.resolve("/api/v1/series?match[]=up&start=yesterday"));
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).contains("start");
+  }
+
+  @Test
+  void exportWritesOneJsonLinePerSeriesWithExactValues() throws Exception {
+    HttpResponse<String> r = get(base.resolve("/api/v1/export?match[]="
+        + enc("{__name__=\"vllm:num_requests_waiting\",instance=\"a:8000\"}")));
+    assertThat(r.statusCode()).isEqualTo(200);
+    String[] lines = r.body().split("\n");
+    assertThat(lines).hasSize(1);
+    JsonNode line = JSON.readTree(lines[0]);
+    assertThat(line.get("metric").get("model_name").asText()).isEqualTo("qwen");
+    assertThat(line.get("timestamps").get(0).asLong()).isEqualTo(NOW - 30_000);
+    assertThat(line.get("timestamps").get(1).asLong()).isEqualTo(NOW - 15_000);
+    assertThat(line.get("values").get(1).asDouble()).isEqualTo(0.1 + 0.2);
+  }
+
+  @Test
+  void exportRangeIsHonoured() throws Exception {
+    HttpResponse<String> r = get(base.resolve("/api/v1/export?match[]=old_metric"));
+    assertThat(r.body()).isEmpty();
+    r = get(base.resolve("/api/v1/export?match[]=old_metric&start=" + (OLD - 1000) / 1000.0
+        + "&end=" + java.time.Instant.ofEpochMilli(OLD + 1000)));
+    assertThat(r.body().split("\n")).hasSize(1);
+  }
+}
