@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs the JMH benchmarks of one module from its test classes.
+#
+# usage: scripts/jmh.sh MODULE [JMH args...]
+#   e.g. scripts/jmh.sh ingest -f 1 -wi 3 -i 5 -w 2s -r 2s DecodeBenchmark
+#
+# Benchmarks live in MODULE/src/test/java (beside the code they measure); jmh-generator-annprocess
+# on the test classpath generates META-INF/BenchmarkList during test-compile. Maven runs offline
+# when MVN_OFFLINE=1 (the default: dependencies are in ~/.m2); set MVN_OFFLINE=0 to allow downloads.
+set -euo pipefail
+
+if [[ $# -lt 1 ]]; then
+  echo "usage: $0 MODULE [JMH args...]" >&2
+  exit 2
+fi
+module=$1
+shift
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+if [[ ! -d "$module" ]]; then
+  echo "no module directory $root/$module" >&2
+  exit 2
+fi
+
+offline=()
+if [[ "${MVN_OFFLINE:-1}" == 1 ]]; then
+  offline=(-o)
+fi
+
+mvn -q -B "${offline[@]}" -pl "$module" -am test-compile
+cpfile="$root/$module/target/jmh.classpath"
+mvn -q -B "${offline[@]}" -pl "$module" dependency:build-classpath \
+  -Dmdep.includeScope=test -Dmdep.outputFile="$cpfile"
+
+if [[ ! -f "$module/target/test-classes/META-INF/BenchmarkList" ]]; then
+  echo "no META-INF/BenchmarkList in $module/target/test-classes: is jmh-generator-annprocess" \
+    "on the test classpath?" >&2
+  exit 1
+fi
+
+cd "$module"
+exec java -cp "target/test-classes:target/classes:$(cat "$cpfile")" org.openjdk.jmh.Main "$@"
