@@ -8,7 +8,6 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -23,7 +22,6 @@ import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
-import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 
 /**
@@ -51,6 +49,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private final RocksHandles rocks;
   private final SampleCodec codec = RawSampleCodec.INSTANCE;
   private final SeriesIndex index = new SeriesIndex();
+  private final SampleScanner scanner;
   /** Serializes appends and retention: conflict check and write happen as one step. */
   private final ReentrantLock appendLock = new ReentrantLock();
   /** Read-held by every operation, write-held by close, so close never frees handles in use. */
@@ -63,12 +62,16 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     this.options = options;
     this.clock = clock;
     this.rocks = rocks;
+    this.scanner = new SampleScanner(rocks.db, rocks.samples, codec);
   }
 
   /**
-   * Opens the store with the system UTC clock.
+   * Opens the store with the system UTC clock; see {@link #open(StoreOptions, Clock)}.
    *
-   * @see #open(StoreOptions, Clock)
+   * @param options where and how
+   * @return the open store; the caller must {@link #close()} it
+   * @throws StorageException if the directory cannot be created, RocksDB fails to open, the data
+   *     has an unknown format version or the index is inconsistent
    */
   public static TimeSeriesStore open(StoreOptions options) throws StorageException {
     return open(options, Clock.systemUTC());
@@ -244,7 +247,8 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     void add(LabelSet series, long timestampMs, String reason) {
       count++;
       if (listed.size() < MAX_LISTED_REJECTIONS) {
-        listed.add(new AppendResult.Rejection(series, timestampMs, series + ": " + reason));
+        listed.add(
+            new AppendResult.Rejection(series, timestampMs, "series " + series + ": " + reason));
       }
     }
   }
@@ -270,7 +274,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         long ts = w.timestampsMs()[i];
         long bits = w.valueBits()[i];
         if (labels.size() == 0) {
-          rejections.add(labels, ts, "series without labels cannot be stored");
+          rejections.add(labels, ts, "a series without labels cannot be stored");
           continue;
         }
         if (ts < horizonMs) {
@@ -501,91 +505,27 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     return new ArrayList<>(values);
   }
 
-  /** Receives one series found by {@link #scan}; arrays are null when samples were not read. */
-  @FunctionalInterface
-  private interface SeriesVisitor {
-    void visit(SeriesRef ref, long[] timestampsMs, long[] valueBits);
-  }
-
   /**
-   * Visits every matching series with a sample in {@code [startMs, endMs]}, using one iterator
-   * bounded to the key range of the first to the last candidate series.
+   * Resolves the matchers and visits every matching series with a sample in
+   * {@code [startMs, endMs]}, holding the lifecycle read lock.
    */
   private void scan(
-      List<Matcher> matchers, long startMs, long endMs, boolean readSamples, SeriesVisitor visitor)
+      List<Matcher> matchers,
+      long startMs,
+      long endMs,
+      boolean readSamples,
+      SampleScanner.SeriesVisitor visitor)
       throws StorageException {
     lifecycle.readLock().lock();
     try {
       ensureOpen();
       List<SeriesRef> refs = index.resolve(matchers);
-      if (refs.isEmpty() || endMs < startMs) {
-        return;
-      }
-      byte[] lower = codec.key(refs.get(0).id, startMs);
-      byte[] upper = codec.rangeEndExclusive(refs.get(refs.size() - 1).id, endMs);
-      try (Slice lowerSlice = new Slice(lower);
-          Slice upperSlice = new Slice(upper);
-          ReadOptions ro = new ReadOptions()
-              .setIterateLowerBound(lowerSlice)
-              .setIterateUpperBound(upperSlice);
-          RocksIterator it = rocks.db.newIterator(rocks.samples, ro)) {
-        LongBuffer ts = new LongBuffer();
-        LongBuffer bits = new LongBuffer();
-        for (SeriesRef ref : refs) {
-          byte[] end = codec.rangeEndExclusive(ref.id, endMs);
-          it.seek(codec.key(ref.id, startMs));
-          if (!readSamples) {
-            if (it.isValid() && Arrays.compareUnsigned(it.key(), end) < 0) {
-              visitor.visit(ref, null, null);
-            }
-            continue;
-          }
-          ts.clear();
-          bits.clear();
-          for (; it.isValid(); it.next()) {
-            byte[] key = it.key();
-            if (Arrays.compareUnsigned(key, end) >= 0) {
-              break;
-            }
-            ts.add(codec.timestampMs(key));
-            bits.add(codec.decodeValue(it.value()));
-          }
-          if (ts.size() > 0) {
-            visitor.visit(ref, ts.toArray(), bits.toArray());
-          }
-        }
-        it.status();
-      } catch (RocksDBException e) {
-        throw new StorageException("reading samples for " + matchers + " in [" + startMs + ", "
-            + endMs + "] ms failed: " + e.getMessage(), e);
-      }
+      scanner.scan(refs, startMs, endMs, readSamples, visitor);
+    } catch (RocksDBException e) {
+      throw new StorageException("reading samples for " + matchers + " in [" + startMs + ", "
+          + endMs + "] ms failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
-    }
-  }
-
-  /** A reusable growable long array with an explicit reset. */
-  private static final class LongBuffer {
-    private long[] data = new long[64];
-    private int size;
-
-    void clear() {
-      size = 0;
-    }
-
-    void add(long v) {
-      if (size == data.length) {
-        data = Arrays.copyOf(data, size * 2);
-      }
-      data[size++] = v;
-    }
-
-    int size() {
-      return size;
-    }
-
-    long[] toArray() {
-      return Arrays.copyOf(data, size);
     }
   }
 

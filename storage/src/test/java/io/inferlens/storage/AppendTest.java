@@ -51,6 +51,25 @@ class AppendTest extends StoreTestBase {
   }
 
   @Test
+  void selectKeepsSamplesOfNeighbouringSeriesApart() throws Exception {
+    LabelSet a = LabelSet.of("__name__", "a");
+    LabelSet b = LabelSet.of("__name__", "b");
+    LabelSet c = LabelSet.of("__name__", "c");
+    try (TimeSeriesStore store = open()) {
+      // Ids 1, 2, 3; selecting a and c spans b's keys inside the iterator bounds.
+      store.append(List.of(write(a, T, 1, T + 1, 2), write(b, T, 3, T + 1, 4),
+          write(c, T, 5, T + 1, 6)));
+
+      List<Series> got = store.select(List.of(Matcher.re("__name__", "a|c")), T, T + 1);
+      assertThat(got).extracting(Series::labels).containsExactly(a, c);
+      assertThat(got.get(0).valueBits()).containsExactly(bits(1), bits(2));
+      assertThat(got.get(1).valueBits()).containsExactly(bits(5), bits(6));
+      assertThat(store.select(List.of(Matcher.re("__name__", "a|c")), T + 1, T + 1))
+          .extracting(s -> s.valueBits()[0]).containsExactly(bits(2), bits(6));
+    }
+  }
+
+  @Test
   void exactDuplicateIsCountedAndStoredOnce() throws Exception {
     try (TimeSeriesStore store = open()) {
       store.append(List.of(write(M, T, 1)));
@@ -75,7 +94,7 @@ class AppendTest extends StoreTestBase {
       assertThat(r.rejections()).singleElement().satisfies(rej -> {
         assertThat(rej.series()).isEqualTo(M);
         assertThat(rej.timestampMs()).isEqualTo(T);
-        assertThat(rej.reason()).isEqualTo("{__name__=\"m\"}: sample at " + T
+        assertThat(rej.reason()).isEqualTo("series {__name__=\"m\"}: sample at " + T
             + " ms has value 0x3ff0000000000000 but 0x4000000000000000 is already stored");
       });
       Series m = store.select(List.of(Matcher.eq("__name__", "m")), T, T + 5).get(0);
