@@ -18,11 +18,13 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
 
 /**
  * The durable time-series store, first version: one RocksDB database with a series index,
@@ -125,7 +127,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       }
       // A new store: version and first id in one synced batch, so a crash leaves all or nothing.
       try (WriteBatch batch = new WriteBatch();
-          org.rocksdb.WriteOptions sync = new org.rocksdb.WriteOptions().setSync(true)) {
+          WriteOptions sync = new WriteOptions().setSync(true)) {
         batch.put(rocks.meta, Keys.META_FORMAT_VERSION, Keys.be32(Keys.FORMAT_VERSION));
         batch.put(rocks.meta, Keys.META_NEXT_SERIES_ID, Keys.be64(Keys.FIRST_SERIES_ID));
         rocks.db.write(sync, batch);
@@ -159,7 +161,9 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         index.add(new SeriesRef(id, labels, lastTimestampMs(samples, id)));
         maxId = id;
       }
+      // isValid() is false both at the end and on an error; status() tells them apart.
       series.status();
+      samples.status();
     }
     if (maxId >= nextSeriesId) {
       throw new StorageException(
@@ -168,7 +172,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
   }
 
-  private boolean hasAnyKey(org.rocksdb.ColumnFamilyHandle cf) {
+  private boolean hasAnyKey(ColumnFamilyHandle cf) {
     try (RocksIterator it = rocks.db.newIterator(cf)) {
       it.seekToFirst();
       return it.isValid();
