@@ -5,8 +5,10 @@
 #   e.g. scripts/jmh.sh ingest -f 1 -wi 3 -i 5 -w 2s -r 2s DecodeBenchmark
 #
 # Benchmarks live in MODULE/src/test/java (beside the code they measure); jmh-generator-annprocess
-# on the test classpath generates META-INF/BenchmarkList during test-compile. Maven runs offline
-# when MVN_OFFLINE=1 (the default: dependencies are in ~/.m2); set MVN_OFFLINE=0 to allow downloads.
+# on the test classpath generates META-INF/BenchmarkList during test-compile. MVN_OFFLINE=1 adds -o
+# (works once maven-dependency-plugin and its dependencies are in ~/.m2).
+# JMH_ALSO_MAKE=0 drops -am, so the modules MODULE depends on come from ~/.m2 instead of being
+# recompiled (useful while someone else is editing them).
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
@@ -24,11 +26,16 @@ if [[ ! -d "$module" ]]; then
 fi
 
 offline=()
-if [[ "${MVN_OFFLINE:-1}" == 1 ]]; then
+if [[ "${MVN_OFFLINE:-0}" == 1 ]]; then
   offline=(-o)
 fi
 
-mvn -q -B "${offline[@]}" -pl "$module" -am test-compile
+also_make=(-am)
+if [[ "${JMH_ALSO_MAKE:-1}" == 0 ]]; then
+  also_make=()
+fi
+
+mvn -q -B "${offline[@]}" -pl "$module" "${also_make[@]}" test-compile
 cpfile="$root/$module/target/jmh.classpath"
 mvn -q -B "${offline[@]}" -pl "$module" dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile="$cpfile"

@@ -1,5 +1,8 @@
 package io.inferlens.ingest;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -17,11 +20,17 @@ import java.util.Arrays;
  */
 final class LabelStringCache {
 
+  /** log2 of {@link #SLOTS}. */
+  static final int SLOT_BITS = 12;
+
   /** 4096 slots: a 200-series vLLM/DCGM instance has ~400 distinct label strings. */
-  static final int SLOTS = 4096;
+  static final int SLOTS = 1 << SLOT_BITS;
 
   /** Longer strings (pod UUIDs, long values) are rare enough to decode each time. */
   static final int MAX_CACHED_BYTES = 128;
+
+  private static final VarHandle LONG_LE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final byte[][] keys = new byte[SLOTS][];
   private final String[] strings = new String[SLOTS];
@@ -39,11 +48,7 @@ final class LabelStringCache {
     if (len > MAX_CACHED_BYTES) {
       return decode(buf, off, len);
     }
-    int h = 1;
-    for (int i = off, end = off + len; i < end; i++) {
-      h = 31 * h + buf[i];
-    }
-    int slot = (h ^ (h >>> 16)) & (SLOTS - 1);
+    int slot = slot(buf, off, len);
     byte[] key = keys[slot];
     if (key != null && Arrays.equals(key, 0, key.length, buf, off, off + len)) {
       return strings[slot];
@@ -54,6 +59,27 @@ final class LabelStringCache {
       strings[slot] = s;
     }
     return s;
+  }
+
+  /**
+   * A constant-time hash: the length and the first and last 8 bytes (label strings that share a
+   * prefix, such as metric names or pod names, differ at the end). Collisions only cost a miss:
+   * {@link #get} compares the full bytes.
+   */
+  private static int slot(byte[] buf, int off, int len) {
+    long h;
+    if (len >= Long.BYTES) {
+      long first = (long) LONG_LE.get(buf, off);
+      long last = (long) LONG_LE.get(buf, off + len - Long.BYTES);
+      h = first * 0x9E3779B97F4A7C15L + last;
+    } else {
+      h = 0;
+      for (int i = off, end = off + len; i < end; i++) {
+        h = (h << 8) | (buf[i] & 0xff);
+      }
+    }
+    h = (h ^ len) * 0xC2B2AE3D27D4EB4FL; // 64-bit mixing constants of xxHash / golden ratio
+    return (int) (h >>> (Long.SIZE - SLOT_BITS)); // the top bits are the best mixed
   }
 
   private static String decode(byte[] buf, int off, int len) {
