@@ -32,6 +32,12 @@ public record StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long
   public static final long DEFAULT_BLOCK_CACHE_BYTES = 64L * 1024 * 1024;
 
   /**
+   * Validates the options.
+   *
+   * @param dataDir the data directory
+   * @param retentionMs retention in milliseconds
+   * @param syncWal whether each append waits for a WAL fsync
+   * @param blockCacheBytes block cache size in bytes
    * @throws NullPointerException if {@code dataDir} is null
    * @throws IllegalArgumentException if {@code retentionMs} &le; 0 or {@code blockCacheBytes} &lt; 0
    */
