@@ -108,15 +108,14 @@ public final class PrometheusApi {
     return q;
   }
 
-  private static List<Matcher>[] matchers(QueryParams params, boolean required) {
+  private static List<List<Matcher>> matchers(QueryParams params, boolean required) {
     List<String> selectors = params.getAll("match[]");
     if (selectors.isEmpty() && required) {
       throw new IllegalArgumentException("no match[] parameter provided");
     }
-    @SuppressWarnings("unchecked")
-    List<Matcher>[] out = new List[selectors.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = SelectorParser.parse(selectors.get(i));
+    List<List<Matcher>> out = new ArrayList<>(selectors.size());
+    for (String s : selectors) {
+      out.add(SelectorParser.parse(s));
     }
     return out;
   }
@@ -125,11 +124,12 @@ public final class PrometheusApi {
     return TimeParams.parse(p.get("start"), p.get("end"), clock);
   }
 
-  private HttpResponse labels(ServiceRequestContext ctx, QueryParams p) {
+  private HttpResponse labels(ServiceRequestContext ctx, QueryParams p)
+      throws StorageException {
     TimeParams t = times(p);
-    List<Matcher>[] sets = matchers(p, false);
+    List<List<Matcher>> sets = matchers(p, false);
     java.util.TreeSet<String> names = new java.util.TreeSet<>(LabelSet.UTF8_ORDER);
-    if (sets.length == 0) {
+    if (sets.isEmpty()) {
       names.addAll(store.labelNames(List.of(), t.startMs(), t.endMs()));
     }
     for (List<Matcher> m : sets) {
@@ -138,12 +138,13 @@ public final class PrometheusApi {
     return success(new ArrayList<>(names));
   }
 
-  private HttpResponse labelValues(ServiceRequestContext ctx, QueryParams p) {
+  private HttpResponse labelValues(ServiceRequestContext ctx, QueryParams p)
+      throws StorageException {
     String name = ctx.pathParam("name");
     TimeParams t = times(p);
-    List<Matcher>[] sets = matchers(p, false);
+    List<List<Matcher>> sets = matchers(p, false);
     java.util.TreeSet<String> values = new java.util.TreeSet<>(LabelSet.UTF8_ORDER);
-    if (sets.length == 0) {
+    if (sets.isEmpty()) {
       values.addAll(store.labelValues(name, List.of(), t.startMs(), t.endMs()));
     }
     for (List<Matcher> m : sets) {
@@ -152,7 +153,8 @@ public final class PrometheusApi {
     return success(new ArrayList<>(values));
   }
 
-  private HttpResponse series(ServiceRequestContext ctx, QueryParams p) {
+  private HttpResponse series(ServiceRequestContext ctx, QueryParams p)
+      throws StorageException {
     TimeParams t = times(p);
     Map<LabelSet, Boolean> seen = new LinkedHashMap<>();
     for (List<Matcher> m : matchers(p, true)) {

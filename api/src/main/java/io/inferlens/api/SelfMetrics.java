@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.inferlens.storage.StorageException;
 import io.inferlens.storage.TimeSeriesStore;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,15 +51,32 @@ public final class SelfMetrics implements AutoCloseable {
     decodeTime = Timer.builder("inferlens.write.decode")
         .description("Time to decompress, decode and validate a remote-write body")
         .register(registry);
-    Gauge.builder("inferlens.store.size", store, TimeSeriesStore::diskSizeBytes)
+    Gauge.builder("inferlens.store.size", store, SelfMetrics::diskSize)
         .baseUnit("bytes").description("Bytes of the data directory on disk").register(registry);
-    Gauge.builder("inferlens.store.series", store, TimeSeriesStore::seriesCount)
+    Gauge.builder("inferlens.store.series", store, SelfMetrics::seriesCount)
         .description("Series in the index").register(registry);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     gcMetrics.bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
+  }
+
+  // Gauges cannot throw: a failed read shows as NaN, which Prometheus records as a gap.
+  private static double diskSize(TimeSeriesStore store) {
+    try {
+      return store.diskSizeBytes();
+    } catch (StorageException e) {
+      return Double.NaN;
+    }
+  }
+
+  private static double seriesCount(TimeSeriesStore store) {
+    try {
+      return store.seriesCount();
+    } catch (StorageException e) {
+      return Double.NaN;
+    }
   }
 
   /** @param code the HTTP status answered to a write request */
