@@ -21,8 +21,9 @@ import java.util.Random;
  *       {@value #GAUGE_STALE_AT}, silence until {@value #GAUGE_RESUMES_AT}, and no samples (and no
  *       stale marker) after {@value #GAUGE_STOPS_AT}, so the 5 m lookback runs out;
  *   <li>{@value #HISTOGRAM}{@code _bucket/_sum/_count} for engines {@code a} and {@code b}, buckets
- *       0.1, 0.5, 1, 5, +Inf, lognormal latencies, per-engine jitter; engine b restarts (all its
- *       counters reset) at {@value #ENGINE_B_RESTART_AT}; both go quiet (no observations) for
+ *       0.1, 0.5, 1, 5, +Inf, lognormal latencies, per-engine jitter; both engines start with all
+ *       counters at 0, and engine b restarts (all its counters reset to 0) at
+ *       {@value #ENGINE_B_RESTART_AT}; both go quiet (no observations) for
  *       scrapes {@value #QUIET_FROM} to {@value #QUIET_TO}, which makes every bucket rate 0 and the
  *       quantile NaN for a while.
  * </ul>
@@ -120,7 +121,11 @@ final class PromqlParityData {
         cumulative = new double[bounds.length];
         sum = 0;
       }
-      int observations = i >= QUIET_FROM && i < QUIET_TO ? 0 : rnd.nextInt(30);
+      // A (re)started engine exposes zeros first: rate's zero clamp (durationToZero) then decides
+      // how far back the first windows extrapolate.
+      boolean starting = i == 0 || (engine.equals("b") && i == ENGINE_B_RESTART_AT);
+      boolean quiet = i >= QUIET_FROM && i < QUIET_TO;
+      int observations = starting || quiet ? 0 : rnd.nextInt(30);
       for (int o = 0; o < observations; o++) {
         // lognormal around 0.4 s (engine b slower): lands in every bucket now and then
         double latency = Math.exp(rnd.nextGaussian() * 1.1 + Math.log(engine.equals("a") ? 0.3 : 0.6));
