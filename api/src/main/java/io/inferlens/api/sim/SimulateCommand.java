@@ -1,0 +1,116 @@
+package io.inferlens.api.sim;
+
+import io.inferlens.api.ServerConfig;
+import io.inferlens.api.Units;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code inferlens simulate}: serves vLLM V1, DCGM and kafka_exporter metrics driven by a queueing
+ * model of a serving engine ({@link SimulationModel}) playing one {@link Scenario}. For demos and
+ * end-to-end tests of the diagnosis: point Prometheus (or any remote-write sender) at
+ * {@code /metrics}, {@code /dcgm/metrics} and {@code /kafka/metrics}. Exit codes: 0 normal stop,
+ * 2 bad options.
+ */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+    description = "Serve simulated vLLM /metrics (plus /dcgm/metrics and /kafka/metrics) for a "
+        + "scenario, e.g. simulate --scenario peak-saturation --speed 60.")
+public final class SimulateCommand implements Callable<Integer> {
+
+  @Option(names = "--scenario", defaultValue = "healthy", paramLabel = "NAME",
+      description = "Scenario to play; --list shows them (default: ${DEFAULT-VALUE}).")
+  String scenario;
+
+  @Option(names = "--listen", defaultValue = ":8000", paramLabel = "HOST:PORT",
+      description = "Address to serve on; ':8000' means every interface (default: ${DEFAULT-VALUE}).")
+  String listen;
+
+  @Option(names = "--speed", defaultValue = "1", paramLabel = "F",
+      description = "Simulated seconds per wall-clock second; 60 plays an hour in a minute "
+          + "(default: ${DEFAULT-VALUE}).")
+  double speed;
+
+  @Option(names = "--seed", defaultValue = "1", paramLabel = "N",
+      description = "Random seed; the same seed replays the same run (default: ${DEFAULT-VALUE}).")
+  long seed;
+
+  @Option(names = "--duration", defaultValue = "1h", paramLabel = "DURATION",
+      description = "Scenario length in simulated time, e.g. 1h, 30m; afterwards the final phase "
+          + "continues (default: ${DEFAULT-VALUE}).")
+  String duration;
+
+  @Option(names = "--model-name", defaultValue = "Qwen/Qwen3-32B-FP8", paramLabel = "NAME",
+      description = "model_name label value (default: ${DEFAULT-VALUE}).")
+  String modelName;
+
+  @Option(names = "--hostname", paramLabel = "NAME",
+      description = "Hostname label of the DCGM series (default: this machine's host name).")
+  String hostname;
+
+  @Option(names = "--list", description = "Print the scenarios and exit.")
+  boolean list;
+
+  /** Number of data-parallel engines simulated ({@code engine="0"} and {@code "1"}). */
+  static final int ENGINES = 2;
+
+  /**
+   * Runs the simulator until the JVM is stopped (SIGINT/SIGTERM), or prints the scenario list.
+   *
+   * @return exit code: 0 normal stop or after {@code --list}, 2 bad options
+   * @throws InterruptedException if interrupted while serving
+   */
+  @Override
+  public Integer call() throws InterruptedException {
+    if (list) {
+      for (Scenario s : Scenario.values()) {
+        System.out.printf("%-22s %s%n", s.id(), s.description());
+      }
+      return 0;
+    }
+    Scenario sc;
+    InetSocketAddress addr;
+    double durationS;
+    try {
+      sc = Scenario.byId(scenario);
+      addr = ServerConfig.parseListen(listen);
+      durationS = Units.parseDurationMs(duration) / 1000.0;
+      if (!(speed > 0) || Double.isInfinite(speed)) {
+        throw new IllegalArgumentException("--speed must be a positive number");
+      }
+      if (!(durationS > 0)) {
+        throw new IllegalArgumentException("--duration must be positive");
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("inferlens simulate: " + e.getMessage());
+      return 2;
+    }
+    String host = hostname != null ? hostname : localHostName();
+    SimulationModel model = new SimulationModel(sc, durationS, seed, ENGINES);
+    SimulatorServer server = SimulatorServer.start(model, modelName, host, speed, addr);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      server.close();
+      stopped.countDown();
+    }, "inferlens-sim-shutdown"));
+    System.out.printf("InferLens simulator: scenario %s (%s), %s simulated, speed %s, seed %d%n",
+        sc.id(), sc.description(), duration, speed, seed);
+    System.out.printf("listening on port %d: vLLM http://%s:%d/metrics, DCGM /dcgm/metrics "
+        + "(Hostname=%s), Kafka /kafka/metrics%n", server.port(), host, server.port(), host);
+    stopped.await();
+    return 0;
+  }
+
+  /** @return this machine's host name, or {@code localhost} if it cannot be resolved */
+  static String localHostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      return "localhost";
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.inferlens.api.sim;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Reads the shared exposition fixtures and parses exposition text just enough for shape checks. */
+final class Fixtures {
+
+  private static final Pattern SAMPLE =
+      Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)\\})? (\\S+)$");
+  private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+  private Fixtures() {}
+
+  /** The fixture file; skips the test (with a reason) where the shared fixtures are absent. */
+  static String read(String name) throws IOException {
+    Path dir = Path.of(System.getProperty("inferlens.fixtures", "/work/shared/fixtures"));
+    Path file = dir.resolve(name);
+    assumeTrue(Files.isRegularFile(file), "fixture " + file + " not present");
+    return Files.readString(file, StandardCharsets.UTF_8);
+  }
+
+  /** One sample line. */
+  record Sample(String name, Map<String, String> labels, double value) {
+    String label(String k) {
+      return labels.get(k);
+    }
+  }
+
+  static List<Sample> samples(String text) {
+    List<Sample> out = new ArrayList<>();
+    for (String line : text.split("\n")) {
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      Matcher m = SAMPLE.matcher(line);
+      if (!m.matches()) {
+        throw new AssertionError("unparsable sample line: " + line);
+      }
+      Map<String, String> labels = new LinkedHashMap<>();
+      if (m.group(3) != null) {
+        Matcher l = LABEL.matcher(m.group(3));
+        while (l.find()) {
+          labels.put(l.group(1), l.group(2));
+        }
+      }
+      out.add(new Sample(m.group(1), labels, Double.parseDouble(m.group(4).replace("+Inf", "Infinity"))));
+    }
+    return out;
+  }
+
+  /** {@code # HELP} and {@code # TYPE} lines, in order. */
+  static Set<String> metaLines(String text, String prefix) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String line : text.split("\n")) {
+      if (line.startsWith(prefix)) {
+        out.add(line);
+      }
+    }
+    return out;
+  }
+
+  /** For every metric name, the label names in the order they are written (one entry per shape). */
+  static Set<String> labelShapes(String text) {
+    Set<String> out = new LinkedHashSet<>();
+    for (Sample s : samples(text)) {
+      out.add(s.name() + s.labels().keySet());
+    }
+    return out;
+  }
+}
