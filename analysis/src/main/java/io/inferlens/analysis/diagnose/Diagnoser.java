@@ -1,0 +1,493 @@
+package io.inferlens.analysis.diagnose;
+
+import io.inferlens.analysis.smoothing.Smoothing;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Turns one target's {@link IndicatorFrame} into diagnoses: smooths the indicators, learns
+ * baselines along time, flags each step layer by layer (latency → queue → resource), classifies
+ * it, and keeps the periods whose condition held for {@link AnalysisConfig#forMs()}.
+ *
+ * <p>Rules (DESIGN.md section 3):
+ *
+ * <ul>
+ *   <li>Thresholds: an SLO when configured; else {@code headroom × P95} of the smoothed indicator
+ *       over the lookback (14 d), counting only steps not flagged as a problem, recomputed every
+ *       {@code baselineBlockMs}; else, with less than {@code baselineMinHistoryMs} of normal
+ *       history, the static default.
+ *   <li>Per step, when a latency indicator (TTFT, TPOT/ITL or E2E P95) is breached: backlog and
+ *       GPU saturated → CAPACITY_EXHAUSTED; KV ≥ 90 % with preemptions → KV_CACHE_PRESSURE;
+ *       backlog and KV saturated → CAPACITY_EXHAUSTED; backlog alone → CONCURRENCY_LIMIT; GPU
+ *       saturated alone → GPU_COMPUTE_BOUND; prompt/generation length above ratio × baseline →
+ *       WORKLOAD_SHIFT; otherwise PER_REQUEST_SLOWDOWN. Without a latency breach, a Kafka lag
+ *       above the minimum and rising over {@code forMs} → UPSTREAM_BACKLOG.
+ *   <li>A period is a run of problem steps (silences of at most two steps bridged) lasting at
+ *       least {@code forMs}; its cause is the one most of its steps had. Monitoring gaps are
+ *       reported on their own, whatever their length, since the frame marks only silences longer
+ *       than {@code gapFactor} scrape intervals.
+ * </ul>
+ *
+ * <p>Stateless and thread safe.
+ */
+public final class Diagnoser {
+
+  private static final Indicator[] LATENCY = {
+      Indicator.TTFT_P95, Indicator.TPOT_P95, Indicator.E2E_P95};
+  private static final Indicator[] BASELINED = {
+      Indicator.TTFT_P95, Indicator.TPOT_P95, Indicator.E2E_P95, Indicator.QUEUE_TIME_P95,
+      Indicator.PROMPT_TOKENS, Indicator.GENERATION_TOKENS};
+  /** Problem-free steps bridged inside a run: one or two missed evaluations do not end it. */
+  private static final int BRIDGE_STEPS = 2;
+
+  private final AnalysisConfig config;
+
+  /** @param config thresholds and time scales */
+  public Diagnoser(AnalysisConfig config) {
+    this.config = config;
+  }
+
+  /**
+   * What {@link #diagnose} computed along the way, for the signals and baselines endpoints.
+   *
+   * @param smoothed smoothed indicators, same steps as the frame
+   * @param thresholds per-step thresholds of baselined indicators (NaN where none)
+   * @param baselines per-step learned baseline (P95 of normal history; NaN until enough history)
+   * @param diagnoses diagnosed periods overlapping the reported range, oldest first
+   */
+  public record Result(Map<Indicator, double[]> smoothed, Map<Indicator, double[]> thresholds,
+      Map<Indicator, double[]> baselines, List<Diagnosis> diagnoses) {}
+
+  /**
+   * @param frame the target's raw indicators; steps before {@code reportFromStep} serve only as
+   *     baseline history
+   * @param reportFromStep first step whose diagnoses are reported, 0 ≤ it ≤ steps
+   * @param targetId stable target id, for diagnosis ids
+   * @param targetLabels the target's grouping labels, copied into each diagnosis
+   * @param dataEndMs time of the newest sample of the target, ms; a period reaching it is open
+   *     ({@code end} null)
+   * @return smoothed series, thresholds and diagnoses
+   */
+  public Result diagnose(IndicatorFrame frame, int reportFromStep, String targetId,
+      Map<String, String> targetLabels, long dataEndMs) {
+    int n = frame.steps();
+    Map<Indicator, double[]> smooth = new EnumMap<>(Indicator.class);
+    for (Map.Entry<Indicator, double[]> e : frame.all().entrySet()) {
+      smooth.put(e.getKey(), smooth(e.getValue()));
+    }
+    Map<Indicator, double[]> thresholds = new EnumMap<>(Indicator.class);
+    Map<Indicator, double[]> baselines = new EnumMap<>(Indicator.class);
+    Map<Indicator, BaselineWindow> windows = new EnumMap<>(Indicator.class);
+    for (Indicator ind : BASELINED) {
+      if (smooth.containsKey(ind)) {
+        thresholds.put(ind, nan(n));
+        baselines.put(ind, nan(n));
+        windows.put(ind, new BaselineWindow());
+      }
+    }
+    Cause[] cause = new Cause[n];
+    long blockMs = config.baselineBlockMs();
+    long currentBlock = Long.MIN_VALUE;
+    for (int i = 0; i < n; i++) {
+      long t = frame.timeMs(i);
+      long block = Math.floorDiv(t, blockMs);
+      if (block != currentBlock) {
+        for (BaselineWindow w : windows.values()) {
+          w.advance(block, blockMs);
+        }
+        currentBlock = block;
+      }
+      for (Map.Entry<Indicator, BaselineWindow> e : windows.entrySet()) {
+        Indicator ind = e.getKey();
+        double base = e.getValue().baseline(config.stepMs(), config.baselineMinHistoryMs());
+        baselines.get(ind)[i] = base;
+        thresholds.get(ind)[i] = threshold(ind, base);
+      }
+      if (!frame.isGap(i)) {
+        cause[i] = classify(i, smooth, thresholds, baselines, frame);
+        if (cause[i] == null) {
+          for (Map.Entry<Indicator, BaselineWindow> e : windows.entrySet()) {
+            e.getValue().add(smooth.get(e.getKey())[i]);
+          }
+        }
+      }
+    }
+    List<Diagnosis> out = new ArrayList<>();
+    collectRuns(frame, cause, reportFromStep, smooth, thresholds, baselines, targetId,
+        targetLabels, dataEndMs, out);
+    out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
+    return new Result(smooth, thresholds, baselines, out);
+  }
+
+  private double[] smooth(double[] raw) {
+    double[] s;
+    switch (config.smoothing()) {
+      case "sma": s = Smoothing.sma(raw, config.smoothingN()); break;
+      case "ema": s = Smoothing.ema(raw, config.smoothingN()); break;
+      default: s = raw.clone();
+    }
+    // Where the raw value is missing the smoothed one is too: an EMA must not carry a stale value
+    // across a gap and make it look like data.
+    for (int i = 0; i < s.length; i++) {
+      if (Double.isNaN(raw[i])) {
+        s[i] = Double.NaN;
+      }
+    }
+    return s;
+  }
+
+  private double threshold(Indicator ind, double baseline) {
+    Double slo = config.slos().get(ind);
+    if (slo != null) {
+      return slo;
+    }
+    if (!Double.isNaN(baseline)) {
+      return config.baselineHeadroom() * baseline;
+    }
+    Double def = config.staticDefaults().get(ind);
+    return def == null ? Double.NaN : def;
+  }
+
+  private static double at(Map<Indicator, double[]> m, Indicator ind, int i) {
+    double[] v = m.get(ind);
+    return v == null ? Double.NaN : v[i];
+  }
+
+  private boolean breached(Map<Indicator, double[]> s, Map<Indicator, double[]> thr,
+      Indicator ind, int i) {
+    double v = at(s, ind, i);
+    double t = at(thr, ind, i);
+    return !Double.isNaN(v) && !Double.isNaN(t) && v > t;
+  }
+
+  private boolean backlog(Map<Indicator, double[]> s, Map<Indicator, double[]> thr, int i) {
+    return at(s, Indicator.WAITING, i) >= config.waitingBacklog()
+        || breached(s, thr, Indicator.QUEUE_TIME_P95, i);
+  }
+
+  private boolean gpuSaturated(Map<Indicator, double[]> s, int i) {
+    return at(s, Indicator.GPU_UTIL, i) >= config.gpuUtilSaturatedPercent();
+  }
+
+  private boolean kvSaturated(Map<Indicator, double[]> s, int i) {
+    return at(s, Indicator.KV_CACHE_USAGE, i) >= config.kvSaturatedRatio();
+  }
+
+  private boolean preempting(Map<Indicator, double[]> s, int i) {
+    return at(s, Indicator.PREEMPTIONS, i) > config.preemptionRatePerSecond();
+  }
+
+  private boolean workloadShift(Map<Indicator, double[]> s, Map<Indicator, double[]> base,
+      int i) {
+    for (Indicator ind : new Indicator[] {Indicator.PROMPT_TOKENS, Indicator.GENERATION_TOKENS}) {
+      double v = at(s, ind, i);
+      double b = at(base, ind, i);
+      if (!Double.isNaN(v) && !Double.isNaN(b) && b > 0 && v > config.workloadShiftRatio() * b) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean upstreamRising(Map<Indicator, double[]> s, IndicatorFrame frame, int i) {
+    double[] lag = s.get(Indicator.UPSTREAM_BACKLOG);
+    if (lag == null || Double.isNaN(lag[i]) || lag[i] < config.upstreamMinLag()) {
+      return false;
+    }
+    int back = (int) Math.max(1, config.forMs() / frame.stepMs());
+    int j = i - back;
+    if (j < 0 || Double.isNaN(lag[j])) {
+      return false;
+    }
+    return lag[i] > lag[j] * 1.05;
+  }
+
+  private Cause classify(int i, Map<Indicator, double[]> s, Map<Indicator, double[]> thr,
+      Map<Indicator, double[]> base, IndicatorFrame frame) {
+    boolean latency = false;
+    for (Indicator ind : LATENCY) {
+      latency |= breached(s, thr, ind, i);
+    }
+    if (!latency) {
+      return upstreamRising(s, frame, i) ? Cause.UPSTREAM_BACKLOG : null;
+    }
+    boolean backlog = backlog(s, thr, i);
+    boolean gpu = gpuSaturated(s, i);
+    boolean kv = kvSaturated(s, i);
+    if (backlog && gpu) {
+      return Cause.CAPACITY_EXHAUSTED;
+    }
+    if (kv && preempting(s, i)) {
+      return Cause.KV_CACHE_PRESSURE;
+    }
+    if (backlog && kv) {
+      return Cause.CAPACITY_EXHAUSTED;
+    }
+    if (backlog) {
+      return Cause.CONCURRENCY_LIMIT;
+    }
+    if (gpu) {
+      return Cause.GPU_COMPUTE_BOUND;
+    }
+    if (workloadShift(s, base, i)) {
+      return Cause.WORKLOAD_SHIFT;
+    }
+    return Cause.PER_REQUEST_SLOWDOWN;
+  }
+
+  private void collectRuns(IndicatorFrame frame, Cause[] cause, int reportFrom,
+      Map<Indicator, double[]> s, Map<Indicator, double[]> thr, Map<Indicator, double[]> base,
+      String targetId, Map<String, String> labels, long dataEndMs, List<Diagnosis> out) {
+    int n = frame.steps();
+    long step = frame.stepMs();
+    // Problem runs.
+    int i = 0;
+    while (i < n) {
+      if (cause[i] == null) {
+        i++;
+        continue;
+      }
+      int start = i;
+      int last = i;
+      int j = i + 1;
+      while (j < n && (cause[j] != null || (j - last <= BRIDGE_STEPS && !frame.isGap(j)))) {
+        if (cause[j] != null) {
+          last = j;
+        }
+        j++;
+      }
+      long duration = (last - start + 1) * step;
+      if (duration >= config.forMs() && last >= reportFrom) {
+        Cause c = majority(cause, start, last);
+        out.add(build(frame, c, start, last, s, thr, base, targetId, labels, dataEndMs));
+      }
+      i = last + 1;
+    }
+    // Monitoring gaps.
+    i = 0;
+    while (i < n) {
+      if (!frame.isGap(i)) {
+        i++;
+        continue;
+      }
+      int start = i;
+      while (i < n && frame.isGap(i)) {
+        i++;
+      }
+      if (i - 1 >= reportFrom) {
+        out.add(build(frame, Cause.MONITORING_GAP, start, i - 1, s, thr, base, targetId, labels,
+            dataEndMs));
+      }
+    }
+  }
+
+  private static Cause majority(Cause[] cause, int from, int to) {
+    int[] counts = new int[Cause.values().length];
+    for (int k = from; k <= to; k++) {
+      if (cause[k] != null) {
+        counts[cause[k].ordinal()]++;
+      }
+    }
+    int best = 0;
+    for (int c = 1; c < counts.length; c++) {
+      if (counts[c] > counts[best]) {
+        best = c;
+      }
+    }
+    return Cause.values()[best];
+  }
+
+  private Diagnosis build(IndicatorFrame frame, Cause cause, int from, int to,
+      Map<Indicator, double[]> s, Map<Indicator, double[]> thr, Map<Indicator, double[]> base,
+      String targetId, Map<String, String> labels, long dataEndMs) {
+    long startMs = frame.timeMs(from);
+    long endMs = frame.timeMs(to);
+    boolean open = endMs + Math.max(frame.stepMs(), 2 * config.stepMs()) > dataEndMs
+        && cause != Cause.MONITORING_GAP
+        || cause == Cause.MONITORING_GAP && to == frame.steps() - 1;
+    String window = duration(config.rateWindowMs());
+    List<Evidence> latencyEv = new ArrayList<>();
+    boolean anyLatency = false;
+    boolean latencyBreached = false;
+    for (Indicator ind : LATENCY) {
+      Evidence e = evidence(ind, from, to, s, thr, base, window);
+      if (e != null) {
+        anyLatency = true;
+        latencyEv.add(e);
+        latencyBreached |= e.threshold() != null && e.value() > e.threshold();
+      }
+    }
+    List<Evidence> queueEv = new ArrayList<>();
+    for (Indicator ind : new Indicator[] {Indicator.WAITING, Indicator.QUEUE_TIME_P95,
+        Indicator.UPSTREAM_BACKLOG}) {
+      Evidence e = evidence(ind, from, to, s, thr, base, window);
+      if (e != null) {
+        queueEv.add(e);
+      }
+    }
+    boolean queueKnown = s.containsKey(Indicator.WAITING)
+        || s.containsKey(Indicator.UPSTREAM_BACKLOG);
+    boolean queueSat = countSteps(from, to, k -> backlog(s, thr, k)) * 2 > to - from + 1
+        || cause == Cause.UPSTREAM_BACKLOG || cause == Cause.CAPACITY_EXHAUSTED
+        || cause == Cause.CONCURRENCY_LIMIT;
+    List<Evidence> resEv = new ArrayList<>();
+    for (Indicator ind : new Indicator[] {Indicator.GPU_UTIL, Indicator.KV_CACHE_USAGE,
+        Indicator.PREEMPTIONS, Indicator.GPU_MEM}) {
+      Evidence e = evidence(ind, from, to, s, thr, base, window);
+      if (e != null) {
+        resEv.add(e);
+      }
+    }
+    boolean resKnown = s.containsKey(Indicator.GPU_UTIL) || s.containsKey(Indicator.KV_CACHE_USAGE);
+    boolean resSat = countSteps(from, to, k -> gpuSaturated(s, k) || kvSaturated(s, k)) * 2
+        > to - from + 1;
+    List<ChainLayer> chain = List.of(
+        new ChainLayer("latency", !anyLatency ? "unknown" : latencyBreached ? "breached"
+            : "normal", latencyEv),
+        new ChainLayer("queue", !queueKnown ? "unknown" : queueSat ? "saturated" : "normal",
+            queueEv),
+        new ChainLayer("resource", !resKnown ? "unknown" : resSat ? "saturated" : "normal",
+            resEv));
+    String severity = severity(cause, latencyEv);
+    String id = targetId + "/" + cause.name().toLowerCase(Locale.ROOT) + "/" + startMs;
+    return new Diagnosis(id, cause, severity, labels, startMs, open ? null : endMs,
+        Summaries.summary(cause, chain, endMs - startMs + frame.stepMs()), chain,
+        cause.recommendations());
+  }
+
+  private interface StepTest {
+    boolean test(int step);
+  }
+
+  private static int countSteps(int from, int to, StepTest t) {
+    int c = 0;
+    for (int k = from; k <= to; k++) {
+      if (t.test(k)) {
+        c++;
+      }
+    }
+    return c;
+  }
+
+  private static String severity(Cause cause, List<Evidence> latency) {
+    if (cause == Cause.CAPACITY_EXHAUSTED || cause == Cause.MONITORING_GAP) {
+      return "critical";
+    }
+    for (Evidence e : latency) {
+      if (e.threshold() != null && e.value() >= 2 * e.threshold()) {
+        return "critical";
+      }
+    }
+    return "warning";
+  }
+
+  private static Evidence evidence(Indicator ind, int from, int to, Map<Indicator, double[]> s,
+      Map<Indicator, double[]> thr, Map<Indicator, double[]> base, String window) {
+    double[] v = s.get(ind);
+    if (v == null) {
+      return null;
+    }
+    double[] vals = Arrays.stream(Arrays.copyOfRange(v, from, to + 1))
+        .filter(d -> !Double.isNaN(d)).sorted().toArray();
+    if (vals.length == 0) {
+      return null;
+    }
+    double mean = Arrays.stream(vals).average().orElse(Double.NaN);
+    Double threshold = mean(thr.get(ind), from, to);
+    Double baseline = mean(base.get(ind), from, to);
+    return new Evidence(ind.key(), round(mean), threshold, baseline, ind.unit(),
+        ind == Indicator.WAITING || ind == Indicator.RUNNING || ind == Indicator.GPU_UTIL
+            || ind == Indicator.KV_CACHE_USAGE || ind == Indicator.GPU_MEM
+            || ind == Indicator.UPSTREAM_BACKLOG ? "instant" : window,
+        round(vals[(int) Math.floor(0.05 * (vals.length - 1))]),
+        round(vals[(int) Math.ceil(0.95 * (vals.length - 1))]));
+  }
+
+  private static Double mean(double[] v, int from, int to) {
+    if (v == null) {
+      return null;
+    }
+    double sum = 0;
+    int c = 0;
+    for (int k = from; k <= to; k++) {
+      if (!Double.isNaN(v[k])) {
+        sum += v[k];
+        c++;
+      }
+    }
+    return c == 0 ? null : round(sum / c);
+  }
+
+  private static double round(double v) {
+    if (Double.isNaN(v) || Double.isInfinite(v) || v == 0) {
+      return v;
+    }
+    double scale = Math.pow(10, 3 - Math.ceil(Math.log10(Math.abs(v))));
+    return Math.round(v * scale) / scale;
+  }
+
+  private static double[] nan(int n) {
+    double[] a = new double[n];
+    Arrays.fill(a, Double.NaN);
+    return a;
+  }
+
+  /**
+   * @param ms a duration in milliseconds
+   * @return Prometheus duration text such as {@code 5m}, {@code 30s}, {@code 1h}
+   */
+  public static String duration(long ms) {
+    if (ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0) {
+      return ms / 1000 + "s";
+    }
+    return ms + "ms";
+  }
+
+  /** Sliding baseline over whole blocks: the current block's values join when it ends. */
+  private final class BaselineWindow {
+    private final ArrayDeque<long[]> keys = new ArrayDeque<>();
+    private final ArrayDeque<BaselineHistogram> blocks = new ArrayDeque<>();
+    private final BaselineHistogram window = new BaselineHistogram();
+    private BaselineHistogram current;
+    private long currentBlock = Long.MIN_VALUE;
+
+    void advance(long block, long blockMs) {
+      if (current != null) {
+        window.addAll(current);
+        blocks.addLast(current);
+        keys.addLast(new long[] {currentBlock});
+      }
+      current = new BaselineHistogram();
+      currentBlock = block;
+      long oldest = block - Math.max(1, config.baselineLookbackMs() / blockMs);
+      while (!keys.isEmpty() && keys.peekFirst()[0] < oldest) {
+        keys.removeFirst();
+        window.removeAll(blocks.removeFirst());
+      }
+    }
+
+    void add(double v) {
+      if (current != null) {
+        current.add(v);
+      }
+    }
+
+    double baseline(long stepMs, long minHistoryMs) {
+      if (window.count() * stepMs < minHistoryMs) {
+        return Double.NaN;
+      }
+      return window.quantile(0.95);
+    }
+  }
+}

@@ -1,0 +1,16 @@
+package io.inferlens.analysis.diagnose;
+
+/**
+ * One measured fact behind a verdict (DESIGN.md section 4, {@code chain[].evidence[]}).
+ *
+ * @param signal indicator name such as {@code e2e_p95}
+ * @param value mean of the (smoothed) indicator over the diagnosed period, in {@code unit}
+ * @param threshold the threshold in force, or null where none applies
+ * @param baseline the learned normal value (P95 of history), or null when none exists yet
+ * @param unit {@code s}, {@code requests}, {@code ratio}, {@code %}, {@code 1/s}, …
+ * @param window the rate/quantile window, e.g. {@code 5m}
+ * @param low 5th percentile of the indicator over the period (the low end of its range)
+ * @param high 95th percentile over the period (the high end of its range)
+ */
+public record Evidence(String signal, double value, Double threshold, Double baseline,
+    String unit, String window, double low, double high) {}

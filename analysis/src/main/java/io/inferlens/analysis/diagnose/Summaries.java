@@ -1,0 +1,91 @@
+package io.inferlens.analysis.diagnose;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One sentence per diagnosis that says what is wrong, with the numbers, and what to change, e.g.
+ * "Queue saturated at 15–30 waiting, GPU 98%, KV cache 95%; E2E P95 12.1 s vs threshold 4.5 s for
+ * 25m: lower --max-num-seqs so each request gets its share of the GPU."
+ */
+final class Summaries {
+
+  private Summaries() {}
+
+  static String summary(Cause cause, List<ChainLayer> chain, long durationMs) {
+    List<String> facts = new ArrayList<>();
+    for (ChainLayer layer : chain) {
+      for (Evidence e : layer.evidence()) {
+        String f = fact(cause, layer.layer(), e);
+        if (f != null) {
+          facts.add(f);
+        }
+      }
+    }
+    String lead;
+    switch (cause) {
+      case CAPACITY_EXHAUSTED: lead = "Capacity exhausted"; break;
+      case CONCURRENCY_LIMIT: lead = "Requests queue while the GPU has headroom"; break;
+      case KV_CACHE_PRESSURE: lead = "KV cache full, requests preempted"; break;
+      case GPU_COMPUTE_BOUND: lead = "GPU compute bound"; break;
+      case PER_REQUEST_SLOWDOWN: lead = "Each request got slower with no queue and no saturation";
+        break;
+      case WORKLOAD_SHIFT: lead = "Requests got longer"; break;
+      case UPSTREAM_BACKLOG: lead = "Upstream Kafka backlog growing while inference keeps up";
+        break;
+      case MONITORING_GAP: lead = "Scrapes missing"; break;
+      case VERSION_REGRESSION: lead = "New model version slower"; break;
+      default: lead = cause.name();
+    }
+    StringBuilder sb = new StringBuilder(lead);
+    if (!facts.isEmpty()) {
+      sb.append(": ").append(String.join(", ", facts));
+    }
+    sb.append(" for ").append(Diagnoser.duration(roundDuration(durationMs)));
+    sb.append("; ").append(cause.recommendations().get(0)).append('.');
+    return sb.toString();
+  }
+
+  private static long roundDuration(long ms) {
+    return ms >= 60_000 ? ms / 60_000 * 60_000 : Math.max(1000, ms / 1000 * 1000);
+  }
+
+  private static String fact(Cause cause, String layer, Evidence e) {
+    switch (e.signal()) {
+      case "waiting":
+        return e.high() >= 1 ? "queue at " + range(e.low(), e.high()) + " waiting" : null;
+      case "gpu_util":
+        return e.value() >= 80 ? String.format(Locale.ROOT, "GPU %.0f%%", e.value()) : null;
+      case "kv_cache_usage":
+        return e.value() >= 0.8 ? String.format(Locale.ROOT, "KV cache %.0f%%", 100 * e.value())
+            : null;
+      case "preemptions":
+        return e.value() > 0 ? String.format(Locale.ROOT, "%.2g preemptions/s", e.value()) : null;
+      case "upstream_backlog":
+        return cause == Cause.UPSTREAM_BACKLOG
+            ? "Kafka lag " + range(e.low(), e.high()) + " messages" : null;
+      default:
+        if ("latency".equals(layer) && e.threshold() != null && e.value() > e.threshold()) {
+          return label(e.signal()) + " " + seconds(e.value()) + " vs threshold "
+              + seconds(e.threshold());
+        }
+        return null;
+    }
+  }
+
+  private static String label(String signal) {
+    return signal.toUpperCase(Locale.ROOT).replace("_P", " P");
+  }
+
+  private static String seconds(double s) {
+    return s < 1 ? String.format(Locale.ROOT, "%.0f ms", s * 1000)
+        : String.format(Locale.ROOT, "%.1f s", s);
+  }
+
+  private static String range(double lo, double hi) {
+    long a = Math.round(lo);
+    long b = Math.round(hi);
+    return a == b ? Long.toString(a) : a + "–" + b;
+  }
+}
