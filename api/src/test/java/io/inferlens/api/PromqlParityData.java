@@ -95,7 +95,10 @@ final class PromqlParityData {
       if (i > GAUGE_STALE_AT && i < GAUGE_RESUMES_AT) {
         continue;
       }
-      ts.add(firstMs + i * SCRAPE_MS + jitter(rnd));
+      // the last sample sits on the 15 s step grid: the step exactly 5 m later tests whether the
+      // lookback window includes its left end (Prometheus 2.x: yes)
+      long jitter = jitter(rnd);
+      ts.add(firstMs + i * SCRAPE_MS + (i == GAUGE_STOPS_AT ? 0 : jitter));
       if (i == GAUGE_STALE_AT) {
         bits.add(0x7ff0000000000002L);
       } else {

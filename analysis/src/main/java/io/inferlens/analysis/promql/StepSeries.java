@@ -1,5 +1,7 @@
 package io.inferlens.analysis.promql;
 
+import java.util.Arrays;
+
 /**
  * The result of evaluating a function at every step of a {@link StepRange}: parallel arrays of
  * step timestamps and values. A NaN value means "no value at this step" (the series is absent from
@@ -28,7 +30,7 @@ public record StepSeries(long[] timestampsMs, double[] values) {
    */
   public static StepSeries absent(StepRange steps) {
     double[] v = new double[steps.count()];
-    java.util.Arrays.fill(v, Double.NaN);
+    Arrays.fill(v, Double.NaN);
     return new StepSeries(steps.timestampsMs(), v);
   }
 
