@@ -23,9 +23,9 @@ public final class Exposition {
   /** Framebuffer used by vLLM: preallocated at {@code --gpu-memory-utilization 0.9}, MiB. */
   public static final long FB_USED_BASE_MIB = 74203;
 
-  private static final String SLEEP_HELP = "Engine sleep state; awake = 0 means engine is sleeping; "
-      + "awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 "
-      + "means sleep level 2.";
+  private static final String SLEEP_HELP = "Engine sleep state; awake = 0 means engine is "
+      + "sleeping; awake = 1 means engine is awake; weights_offloaded = 1 means sleep level 1; "
+      + "discard_all = 1 means sleep level 2.";
 
   private Exposition() {}
 
@@ -59,7 +59,8 @@ public final class Exposition {
     gauge(sb, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", es, mn,
         SimulationModel.Engine::kvUsage);
     counter(sb, created, "vllm:prefix_cache_queries",
-        "Prefix cache queries, in terms of number of queried tokens.", es, mn, e -> e.prefixQueries);
+        "Prefix cache queries, in terms of number of queried tokens.", es, mn,
+        e -> e.prefixQueries);
     counter(sb, created, "vllm:prefix_cache_hits",
         "Prefix cache hits, in terms of number of cached tokens.", es, mn, e -> e.prefixHits);
     counter(sb, created, "vllm:external_prefix_cache_queries",
@@ -319,7 +320,8 @@ public final class Exposition {
     sb.append("kafka_consumergroup_current_offset_sum{consumergroup=\"").append(group)
         .append("\",topic=\"").append(topic).append("\"} ").append(PromFormat.goFloat(committedSum))
         .append('\n');
-    header(sb, "kafka_consumergroup_lag", "Current Approximate Lag of a ConsumerGroup at Topic/Partition");
+    header(sb, "kafka_consumergroup_lag",
+        "Current Approximate Lag of a ConsumerGroup at Topic/Partition");
     for (String p : parts) {
       sb.append("kafka_consumergroup_lag{consumergroup=\"").append(group).append("\",partition=\"")
           .append(p).append("\",topic=\"").append(topic).append("\"} ")
@@ -346,7 +348,8 @@ public final class Exposition {
     partitionFamily(sb, "kafka_topic_partition_under_replicated_partition",
         "1 if Topic/Partition is under Replicated", parts, topic, i -> 0);
     header(sb, "kafka_topic_partitions", "Number of partitions for this Topic");
-    sb.append("kafka_topic_partitions{topic=\"").append(topic).append("\"} ").append(n).append('\n');
+    sb.append("kafka_topic_partitions{topic=\"").append(topic).append("\"} ").append(n)
+        .append('\n');
     return sb.toString();
   }
 

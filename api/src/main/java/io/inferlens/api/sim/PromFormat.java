@@ -4,8 +4,9 @@ import java.math.BigDecimal;
 import java.util.Locale;
 
 /**
- * Number and label formatting of the Prometheus text exposition format (0.0.4), as the exporters that
- * the simulator imitates write it. The formats follow {@code /work/shared/fixtures/tools/fixturelib.py}:
+ * Number and label formatting of the Prometheus text exposition format (0.0.4), as the exporters
+ * that the simulator imitates write it. The formats follow
+ * {@code /work/shared/fixtures/tools/fixturelib.py}:
  * {@link #pyFloat} is prometheus_client's {@code floatToGoString} (vLLM), {@link #goFloat} is
  * client_golang's {@code strconv.FormatFloat(f, 'g', -1, 64)} (kafka_exporter).
  */
@@ -34,7 +35,8 @@ public final class PromFormat {
     String s = pyRepr(d);
     int dot = s.indexOf('.');
     if (d > 0 && dot > 6) {
-      String mantissa = stripTrailing(s.charAt(0) + "." + s.substring(1, dot) + s.substring(dot + 1));
+      String mantissa =
+          stripTrailing(s.charAt(0) + "." + s.substring(1, dot) + s.substring(dot + 1));
       return mantissa + "e+0" + (dot - 1);
     }
     return s;
@@ -50,8 +52,8 @@ public final class PromFormat {
   }
 
   /**
-   * Python {@code repr(float)}: shortest round-trip digits; fixed notation when the decimal exponent
-   * is in [-4, 16), else {@code d.ddde+XX}.
+   * Python {@code repr(float)}: shortest round-trip digits; fixed notation when the decimal
+   * exponent is in [-4, 16), else {@code d.ddde+XX}.
    *
    * @param d a finite double
    * @return the repr text
@@ -77,7 +79,8 @@ public final class PromFormat {
     }
     int exp = decpt - 1;
     String mant = ds.length() > 1 ? ds.charAt(0) + "." + ds.substring(1) : ds;
-    return sign + mant + "e" + (exp < 0 ? "-" : "+") + String.format(Locale.ROOT, "%02d", Math.abs(exp));
+    return sign + mant + "e" + (exp < 0 ? "-" : "+")
+        + String.format(Locale.ROOT, "%02d", Math.abs(exp));
   }
 
   /**
@@ -107,7 +110,8 @@ public final class PromFormat {
     int x = dp - 1;
     if (x < -4 || x >= 6) {
       String mant = ds.length() > 1 ? ds.charAt(0) + "." + ds.substring(1) : ds;
-      return sign + mant + "e" + (x >= 0 ? "+" : "-") + String.format(Locale.ROOT, "%02d", Math.abs(x));
+      return sign + mant + "e" + (x >= 0 ? "+" : "-")
+          + String.format(Locale.ROOT, "%02d", Math.abs(x));
     }
     String fixed;
     if (dp <= 0) {
@@ -120,7 +124,7 @@ public final class PromFormat {
     return sign + fixed;
   }
 
-  /** Shortest round-trip decimal digits of a positive finite double and the decimal point position. */
+  /** Shortest round-trip decimal digits of a positive finite double and the point position. */
   private record Digits(String digits, int pointPos) {}
 
   private static Digits digits(double positive) {

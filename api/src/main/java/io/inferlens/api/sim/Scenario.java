@@ -13,12 +13,12 @@ import java.util.Locale;
  */
 public enum Scenario {
 
-  /** Low load: waiting 0, KV cache about 25%, GPU about 50%. */
-  HEALTHY("healthy", "steady low load: waiting 0, KV ~25%, GPU ~50%, TPOT ~35 ms"),
+  /** Low load: waiting 0, KV cache about 20%, GPU about 50%. */
+  HEALTHY("healthy", "steady low load: waiting 0, KV ~20%, GPU ~50%, ITL ~36 ms, E2E P95 ~3 s"),
   /** Arrivals ramp beyond capacity: the queue fills to the gateway's in-flight cap. */
   PEAK_SATURATION("peak-saturation",
-      "arrivals ramp past capacity after 20%: waiting 15-30, GPU ~100%, KV ~95%, TPOT 35->80 ms, "
-          + "E2E P95 ~3->12 s"),
+      "arrivals ramp past capacity after 20%: waiting ~25, GPU ~96%, KV ~93%, ITL 36->85 ms, "
+          + "E2E P95 ~3->11 s"),
   /** Long generations fill the KV cache; decode growth preempts the newest requests. */
   KV_PRESSURE("kv-pressure",
       "generations grow to ~1200 tokens after 20%: KV >= 90%, rising preemptions, ITL up, "
@@ -148,7 +148,8 @@ public enum Scenario {
         // Consumers can take 15% more than the healthy load; producers rise 40% above that.
         double healthyTotal = BASE_RATE * engines;
         consume = healthyTotal * 1.15;
-        double produce = healthyTotal + (consume * 1.4 - healthyTotal) * ramp(x, HEALTHY_PHASE, 0.25);
+        double produce =
+            healthyTotal + (consume * 1.4 - healthyTotal) * ramp(x, HEALTHY_PHASE, 0.25);
         return new Params(produce / engines, prompt, out, slow, cap, produce, consume);
       }
       default -> throw new AssertionError(this);

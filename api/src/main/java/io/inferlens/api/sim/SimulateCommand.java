@@ -27,7 +27,8 @@ public final class SimulateCommand implements Callable<Integer> {
   String scenario;
 
   @Option(names = "--listen", defaultValue = ":8000", paramLabel = "HOST:PORT",
-      description = "Address to serve on; ':8000' means every interface (default: ${DEFAULT-VALUE}).")
+      description = "Address to serve on; ':8000' means every interface "
+          + "(default: ${DEFAULT-VALUE}).")
   String listen;
 
   @Option(names = "--speed", defaultValue = "1", paramLabel = "F",

@@ -13,7 +13,7 @@ import java.util.Random;
  * <p>Per step and engine: Kafka messages consumed become requests (Poisson arrivals at the
  * scenario's rate) and join the engine's FCFS waiting queue unless the gateway's in-flight cap is
  * reached; the scheduler admits from the head while fewer than {@link #MAX_NUM_SEQS} run and the
- * KV cache ({@link #KV_CAPACITY_TOKENS} tokens, a 1% watermark kept free) can hold the prompt;
+ * KV cache ({@link #KV_CAPACITY_TOKENS} tokens) can hold the prompt;
  * admitted requests prefill ({@link #PREFILL_TOKENS_PER_S}, prefix-cache hits skipped), which
  * stalls decoding for up to half the step (the stall is spread into every running request's
  * inter-token time, as in the TPOT 35 → 80 ms queueing case); decoding requests each produce
@@ -115,7 +115,7 @@ public final class SimulationModel {
     return Math.min(1, nowSeconds() / durationSeconds);
   }
 
-  /** @return whether the vLLM /metrics endpoint answers now (see {@link Scenario#metricsAvailable}) */
+  /** @return whether vLLM's /metrics answers now (see {@link Scenario#metricsAvailable}) */
   public boolean metricsAvailable() {
     return scenario.metricsAvailable(nowSeconds(), durationSeconds);
   }
@@ -357,7 +357,7 @@ public final class SimulationModel {
 
     void step(double t, double dt, double slowdown) {
       // 1. admission, FCFS with head-of-line blocking on KV space
-      long limit = (long) (KV_CAPACITY_TOKENS * 0.99);
+      long limit = KV_CAPACITY_TOKENS; // V1 allocates prompt blocks while any are free
       while (running.size() < MAX_NUM_SEQS && !waiting.isEmpty()) {
         Request r = waiting.peekFirst();
         long need = (long) r.prompt + r.generated;

@@ -23,6 +23,8 @@ public final class SimulatorServer implements AutoCloseable {
 
   /** Wall-clock period of the stepping thread, milliseconds. */
   public static final long TICK_MS = 50;
+  /** Most wall time one tick accounts for, seconds; beyond it simulated time falls behind. */
+  static final double MAX_CATCH_UP_S = 0.25;
   /** Content type of Prometheus text format 0.0.4, as the exporters send it. */
   static final MediaType PROM_TEXT = MediaType.parse("text/plain; version=0.0.4; charset=utf-8");
 
@@ -33,7 +35,10 @@ public final class SimulatorServer implements AutoCloseable {
   private final double createdEpochSeconds;
   private final ScheduledExecutorService ticker;
   private final Server server;
-  private final long startNanos;
+  /** Wall time of the previous tick; only the ticker thread touches it after start. */
+  private long lastTickNanos;
+  /** Simulated seconds the model should have reached; only the ticker thread touches it. */
+  private double targetSeconds;
 
   private SimulatorServer(SimulationModel model, String modelName, String hostname, double speed,
       InetSocketAddress listen) {
@@ -63,7 +68,6 @@ public final class SimulatorServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.startNanos = System.nanoTime();
   }
 
   /**
@@ -83,6 +87,8 @@ public final class SimulatorServer implements AutoCloseable {
     }
     SimulatorServer s = new SimulatorServer(model, modelName, hostname, speed, listen);
     s.server.start().join();
+    s.lastTickNanos = System.nanoTime();
+    s.targetSeconds = model.nowSeconds();
     s.ticker.scheduleAtFixedRate(s::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
     return s;
   }
@@ -120,16 +126,22 @@ public final class SimulatorServer implements AutoCloseable {
 
   private void tick() {
     try {
-      double wallS = (System.nanoTime() - startNanos) / 1e9;
-      long target = (long) (wallS * speed / SimulationModel.STEP_SECONDS);
+      long now = System.nanoTime();
+      double wallS = (now - lastTickNanos) / 1e9;
+      lastTickNanos = now;
+      // A slow or paused machine slows the simulation down instead of making it catch up in one
+      // burst that would hold the lock (and starve scrapes) for seconds.
+      targetSeconds += Math.min(wallS, MAX_CATCH_UP_S) * speed;
       while (true) {
         synchronized (model) {
-          long behind = target - Math.round(model.nowSeconds() / SimulationModel.STEP_SECONDS);
+          long behind = Math.round((targetSeconds - model.nowSeconds())
+              / SimulationModel.STEP_SECONDS);
           if (behind <= 0) {
             return;
           }
           model.advance(Math.min(behind, 200)); // release the lock now and then for scrapes
         }
+        Thread.yield();
       }
     } catch (RuntimeException e) {
       // Never let the scheduled task die silently: the simulation would freeze.

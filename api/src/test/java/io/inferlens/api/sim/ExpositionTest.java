@@ -22,8 +22,8 @@ class ExpositionTest {
   @Test
   void vllmFamiliesHelpTypeAndLabelOrderEqualTheFixture() throws Exception {
     String fixture = Fixtures.read("vllm-0.13-v1.prom");
-    String ours = Exposition.vllm(steppedModel(Scenario.PEAK_SATURATION, 6000), "Qwen/Qwen3-32B-FP8",
-        CREATED);
+    String ours = Exposition.vllm(steppedModel(Scenario.PEAK_SATURATION, 6000),
+        "Qwen/Qwen3-32B-FP8", CREATED);
     assertThat(Fixtures.metaLines(ours, "# TYPE "))
         .containsExactlyElementsOf(Fixtures.metaLines(fixture, "# TYPE "));
     assertThat(Fixtures.metaLines(ours, "# HELP "))
@@ -118,8 +118,10 @@ class ExpositionTest {
     String fixture = Fixtures.read("dcgm-exporter.prom");
     SimulationModel m = steppedModel(Scenario.PEAK_SATURATION, 20000);
     String ours = Exposition.dcgm(m, "sim-host-1");
-    assertThat(Fixtures.metaLines(fixture, "# HELP ")).containsAll(Fixtures.metaLines(ours, "# HELP "));
-    assertThat(Fixtures.metaLines(fixture, "# TYPE ")).containsAll(Fixtures.metaLines(ours, "# TYPE "));
+    assertThat(Fixtures.metaLines(fixture, "# HELP "))
+        .containsAll(Fixtures.metaLines(ours, "# HELP "));
+    assertThat(Fixtures.metaLines(fixture, "# TYPE "))
+        .containsAll(Fixtures.metaLines(ours, "# TYPE "));
     assertThat(Fixtures.labelShapes(fixture)).containsAll(Fixtures.labelShapes(ours));
     Map<String, Double> used = new HashMap<>();
     Map<String, Double> free = new HashMap<>();
@@ -138,7 +140,8 @@ class ExpositionTest {
     for (String g : used.keySet()) {
       assertThat(used.get(g) + free.get(g) + reserved.get(g)).isEqualTo(81559.0);
     }
-    assertThat(ours).contains("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"").containsPattern(" \\d+\\.\\d{6}\n");
+    assertThat(ours).contains("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\"")
+        .containsPattern(" \\d+\\.\\d{6}\n");
   }
 
   @Test
@@ -162,8 +165,10 @@ class ExpositionTest {
         reported = s.value();
       }
     }
-    assertThat(reported).isEqualTo(lagSum).isEqualTo((double) m.kafka().lagSum()).isGreaterThan(1000);
-    assertThat(partitions).startsWith("0", "1", "10", "11", "2"); // Go sorts label values as strings
+    assertThat(reported).isEqualTo(lagSum).isEqualTo((double) m.kafka().lagSum())
+        .isGreaterThan(1000);
+    // Go sorts label values as strings
+    assertThat(partitions).startsWith("0", "1", "10", "11", "2");
     assertThat(ours).containsPattern("kafka_topic_partition_current_offset\\{partition=\"0\","
         + "topic=\"llm-requests\"} \\d\\.\\d+e\\+06\n");
   }
@@ -194,7 +199,8 @@ class ExpositionTest {
       }
       String name = line.substring(0, line.indexOf("_bucket{"));
       int i = line.indexOf("le=\"") + 4;
-      out.computeIfAbsent(name, k -> new ArrayList<>()).add(line.substring(i, line.indexOf('"', i)));
+      out.computeIfAbsent(name, k -> new ArrayList<>())
+          .add(line.substring(i, line.indexOf('"', i)));
     }
     return out;
   }

@@ -20,7 +20,8 @@ final class Fixtures {
 
   private static final Pattern SAMPLE =
       Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)\\})? (\\S+)$");
-  private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+  private static final Pattern LABEL =
+      Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
   private Fixtures() {}
 
@@ -56,7 +57,8 @@ final class Fixtures {
           labels.put(l.group(1), l.group(2));
         }
       }
-      out.add(new Sample(m.group(1), labels, Double.parseDouble(m.group(4).replace("+Inf", "Infinity"))));
+      double v = Double.parseDouble(m.group(4).replace("+Inf", "Infinity"));
+      out.add(new Sample(m.group(1), labels, v));
     }
     return out;
   }

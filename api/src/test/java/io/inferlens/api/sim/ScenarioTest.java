@@ -91,7 +91,8 @@ class ScenarioTest {
     assertThat(avg(saturated, Scrape::kv)).isGreaterThanOrEqualTo(0.9);
     double before = e2eP95(healthy);
     double after = e2eP95(saturated);
-    assertThat(after).as("e2e P95 %.2f s -> %.2f s", before, after).isGreaterThanOrEqualTo(3 * before);
+    assertThat(after).as("e2e P95 %.2f s -> %.2f s", before, after)
+        .isGreaterThanOrEqualTo(3 * before);
     assertThat(meanItl(healthy)).isBetween(0.030, 0.042);
     assertThat(meanItl(saturated)).isBetween(0.070, 0.095);
   }

@@ -37,11 +37,13 @@ class SimulatorServerTest {
           .contains("vllm:e2e_request_latency_seconds_bucket{engine=\"1\",le=\"7680.0\"");
       HttpResponse<String> dcgm = get(server.port(), "/dcgm/metrics");
       assertThat(dcgm.statusCode()).isEqualTo(200);
-      assertThat(dcgm.body()).contains("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"").contains("Hostname=\"sim-host\"");
+      assertThat(dcgm.body()).contains("DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"")
+          .contains("Hostname=\"sim-host\"");
       HttpResponse<String> kafka = get(server.port(), "/kafka/metrics");
       assertThat(kafka.statusCode()).isEqualTo(200);
       assertThat(kafka.body()).contains(
-          "kafka_consumergroup_lag_sum{consumergroup=\"inference-dispatcher\",topic=\"llm-requests\"} ");
+          "kafka_consumergroup_lag_sum{consumergroup=\"inference-dispatcher\","
+              + "topic=\"llm-requests\"} ");
       synchronized (model) {
         assertThat(model.nowSeconds()).as("simulated seconds after ~1.5 s at speed 600")
             .isBetween(300.0, 3000.0);

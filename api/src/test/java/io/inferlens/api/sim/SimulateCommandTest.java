@@ -1,0 +1,43 @@
+package io.inferlens.api.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class SimulateCommandTest {
+
+  @Test
+  void listPrintsEveryScenarioWithADescription() {
+    PrintStream saved = System.out;
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    int rc;
+    try {
+      System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+      rc = new CommandLine(new SimulateCommand()).execute("--list");
+    } finally {
+      System.setOut(saved);
+    }
+    assertThat(rc).isZero();
+    String out = buf.toString(StandardCharsets.UTF_8);
+    for (Scenario s : Scenario.values()) {
+      assertThat(out).contains(s.id() + " ").contains(s.description());
+    }
+  }
+
+  @Test
+  void badOptionsExitWith2() {
+    PrintStream saved = System.err;
+    try {
+      System.setErr(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+      assertThat(new CommandLine(new SimulateCommand()).execute("--scenario", "nope")).isEqualTo(2);
+      assertThat(new CommandLine(new SimulateCommand()).execute("--speed", "0")).isEqualTo(2);
+      assertThat(new CommandLine(new SimulateCommand()).execute("--listen", "nope")).isEqualTo(2);
+    } finally {
+      System.setErr(saved);
+    }
+  }
+}
