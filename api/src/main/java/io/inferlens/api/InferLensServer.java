@@ -5,6 +5,9 @@ import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
+import io.inferlens.analysis.catalog.SignalCatalog;
+import io.inferlens.analysis.diagnose.DiagnosisEngine;
+import io.inferlens.analysis.target.TargetConfig;
 import io.inferlens.ingest.IngestLimits;
 import io.inferlens.ingest.RemoteWriteHandler;
 import io.inferlens.storage.StorageException;
@@ -41,6 +44,7 @@ public final class InferLensServer implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final SelfMetrics metrics;
   private final ScheduledExecutorService housekeeping;
+  private final DiagnosisEngine engine;
   private Server server;
 
   private InferLensServer(ServerConfig config, Clock clock) throws StorageException {
@@ -51,6 +55,10 @@ public final class InferLensServer implements AutoCloseable {
         config.walSync(), defaults.blockCacheBytes()));
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.metrics = new SelfMetrics(registry, store);
+    SignalCatalog catalog = config.catalogFile() == null ? SignalCatalog.load()
+        : SignalCatalog.load(config.catalogFile());
+    this.engine = new DiagnosisEngine(store, catalog, TargetConfig.defaults(), config.analysis(),
+        clock);
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "inferlens-retention");
       t.setDaemon(true);
@@ -100,6 +108,7 @@ public final class InferLensServer implements AutoCloseable {
         config.maxFutureMs(), clock);
     sb.service("/api/v1/write", new WriteService(new RemoteWriteHandler(store, limits), metrics));
     new PrometheusApi(store, clock).bind(sb);
+    new AnalysisApi(engine, clock).bind(sb);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
     sb.service("/-/healthy", (ctx, req) ->
@@ -125,6 +134,11 @@ public final class InferLensServer implements AutoCloseable {
   /** @return the local address the server listens on */
   public InetSocketAddress address() {
     return server.activePort().localAddress();
+  }
+
+  /** @return the analysis engine */
+  public DiagnosisEngine engine() {
+    return engine;
   }
 
   /** @return the store, for tests and the analysis engine */

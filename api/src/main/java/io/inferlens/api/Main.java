@@ -30,6 +30,25 @@ public final class Main implements Runnable {
     new CommandLine(this).usage(System.out);
   }
 
+  /**
+   * @param name the option's key, for the error message
+   * @param value a number, or a duration such as {@code 500ms} or {@code 4s} read as seconds
+   * @return the value in the indicator's unit (seconds for latencies)
+   * @throws IllegalArgumentException naming the option when the value is neither
+   */
+  static double parseValue(String name, String value) {
+    try {
+      return Double.parseDouble(value);
+    } catch (NumberFormatException e) {
+      try {
+        return Units.parseDurationMs(value) / 1000.0;
+      } catch (IllegalArgumentException e2) {
+        throw new IllegalArgumentException("--slo " + name + "=" + value
+            + ": expected a number or a duration such as 500ms or 4s", e2);
+      }
+    }
+  }
+
   /** {@code serve}: run the service until SIGTERM/SIGINT. */
   @Command(name = "serve", mixinStandardHelpOptions = true,
       description = "Run the InferLens server: remote write in, Prometheus-style API out.")
@@ -64,13 +83,55 @@ public final class Main implements Runnable {
             + "(default: ${DEFAULT-VALUE}).")
     boolean walSync;
 
+    @Option(names = "--catalog", paramLabel = "FILE",
+        description = "A JSON signal catalog that adds or overrides metric names per signal "
+            + "(same shape as the built-in signals.json).")
+    Path catalog;
+
+    @Option(names = "--slo", paramLabel = "SIGNAL=VALUE",
+        description = "An explicit threshold that replaces the learned baseline, e.g. "
+            + "--slo e2e_p95=4 --slo ttft_p95=0.5 (seconds for latencies). Repeatable.")
+    java.util.Map<String, String> slos = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--eval-step", defaultValue = "15s", paramLabel = "DURATION",
+        description = "Analysis evaluation step (default: ${DEFAULT-VALUE}).")
+    String evalStep;
+
+    @Option(names = "--rate-window", defaultValue = "5m", paramLabel = "DURATION",
+        description = "Window of rate() and histogram quantiles (default: ${DEFAULT-VALUE}).")
+    String rateWindow;
+
+    @Option(names = "--for", defaultValue = "5m", paramLabel = "DURATION",
+        description = "How long a condition must hold before it is a diagnosis "
+            + "(default: ${DEFAULT-VALUE}).")
+    String forDuration;
+
+    @Option(names = "--baseline-min-history", defaultValue = "1h", paramLabel = "DURATION",
+        description = "Normal history needed before a learned baseline replaces the static "
+            + "default thresholds (default: ${DEFAULT-VALUE}).")
+    String baselineMinHistory;
+
     @Override
     public Integer call() throws Exception {
       ServerConfig config;
       try {
+        java.util.Map<io.inferlens.analysis.diagnose.Indicator, Double> sloMap =
+            new java.util.EnumMap<>(io.inferlens.analysis.diagnose.Indicator.class);
+        for (java.util.Map.Entry<String, String> e : slos.entrySet()) {
+          sloMap.put(AnalysisApi.indicator(e.getKey()), parseValue(e.getKey(), e.getValue()));
+        }
+        io.inferlens.analysis.diagnose.AnalysisConfig analysis =
+            io.inferlens.analysis.diagnose.AnalysisConfig.defaults()
+                .withTiming(Units.parseDurationMs(evalStep), Units.parseDurationMs(rateWindow),
+                    Units.parseDurationMs(forDuration), Units.parseDurationMs(baselineMinHistory),
+                    io.inferlens.analysis.diagnose.AnalysisConfig.defaults().baselineBlockMs())
+                .withSlos(sloMap);
         config = new ServerConfig(ServerConfig.parseListen(listen), dataDir,
             Units.parseDurationMs(retention), Units.parseBytes(maxRequestBytes),
-            Units.parseDurationMs(maxFuture), walSync);
+            Units.parseDurationMs(maxFuture), walSync, analysis, catalog);
+        if (catalog != null) {
+          io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
+        }
       } catch (IllegalArgumentException e) {
         System.err.println("inferlens serve: " + e.getMessage());
         return 2;

@@ -42,6 +42,18 @@ public final class SelectorParser {
     return matchers;
   }
 
+  /**
+   * Like {@link #parse} but also accepts selectors whose matchers all match the empty string
+   * (used to filter targets by label, where no series scan follows).
+   *
+   * @param selector the selector text
+   * @return its matchers
+   * @throws IllegalArgumentException if the text is not a selector
+   */
+  public static List<Matcher> parseAny(String selector) {
+    return new SelectorParser(selector).parseSelector();
+  }
+
   private List<Matcher> parseSelector() {
     List<Matcher> out = new ArrayList<>();
     skipSpace();

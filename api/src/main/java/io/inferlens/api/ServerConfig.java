@@ -1,6 +1,7 @@
 package io.inferlens.api;
 
 import java.net.InetSocketAddress;
+import io.inferlens.analysis.diagnose.AnalysisConfig;
 import java.nio.file.Path;
 
 /**
@@ -15,6 +16,8 @@ import java.nio.file.Path;
  *     (default 10 minutes)
  * @param walSync fsync RocksDB's WAL before acknowledging a write; without it an acknowledged
  *     write survives a crash of the process but not of the machine
+ * @param analysis thresholds and time scales of the analysis engine
+ * @param catalogFile a user signal catalog that extends the built-in one, or null
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -22,7 +25,25 @@ public record ServerConfig(
     long retentionMs,
     long maxRequestBytes,
     long maxFutureMs,
-    boolean walSync) {
+    boolean walSync,
+    AnalysisConfig analysis,
+    Path catalogFile) {
+
+  /** The storage and ingest settings with the default analysis configuration. */
+  public ServerConfig(InetSocketAddress listen, Path dataDir, long retentionMs,
+      long maxRequestBytes, long maxFutureMs, boolean walSync) {
+    this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        AnalysisConfig.defaults(), null);
+  }
+
+  /**
+   * @param newAnalysis the analysis configuration
+   * @return a copy using it
+   */
+  public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        newAnalysis, catalogFile);
+  }
 
   /** Default retention: 30 days in milliseconds. */
   public static final long DEFAULT_RETENTION_MS = 30L * 86_400_000L;

@@ -9,10 +9,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The signal catalog: for each {@link Signal}, the ordered {@link MetricSource}s that can provide
@@ -214,14 +212,5 @@ public final class SignalCatalog {
       }
     }
     return Collections.unmodifiableMap(out);
-  }
-
-  /**
-   * @return the stack names of every source, distinct, in catalog order
-   */
-  public Set<String> stackNamesInUse() {
-    Set<String> out = new LinkedHashSet<>();
-    sources.values().forEach(l -> l.forEach(s -> out.add(s.stack())));
-    return out;
   }
 }

@@ -4,7 +4,6 @@ import io.inferlens.analysis.catalog.MetricSource;
 import io.inferlens.analysis.catalog.Signal;
 import io.inferlens.analysis.catalog.SignalCatalog;
 import io.inferlens.analysis.catalog.Stack;
-import io.inferlens.analysis.catalog.StackRole;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.StorageException;

@@ -11,6 +11,10 @@ import java.util.Objects;
  * {@code model_name}) shared by a set of engine series. A label the engine does not expose (TGI
  * and llama.cpp have no model label) has the empty value.
  *
+ * <p>Equality is that of the label map (order-insensitive), while {@link #id()} follows the map's
+ * order: build targets in the grouping order of one {@link TargetConfig}, as
+ * {@link TargetDiscovery} does.
+ *
  * @param labels grouping label → value, in the grouping order of the {@link TargetConfig}; every
  *     grouping label is present, values may be empty. Unmodifiable.
  */

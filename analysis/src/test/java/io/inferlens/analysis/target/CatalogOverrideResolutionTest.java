@@ -47,11 +47,11 @@ class CatalogOverrideResolutionTest {
       assertThat(e2e.metricName()).isEqualTo("gateway_request_duration_seconds");
       assertThat(e2e.scopeMatchers()).containsExactly(Matcher.eq("model", "Qwen/Qwen3-32B-FP8"));
       assertThat(store.select(e2e.matchers(), START, END)).hasSize(3); // three le buckets
-      // the built-in source still answers where the gateway has no series
-      Target b = Target.of("job", "vllm", "instance", "vllm-a:8000", "model_name", "Qwen/Qwen3-32B-FP8");
-      assertThat(new SignalResolver(SignalCatalog.load(), TargetConfig.defaults())
-          .resolve(store, b, Signal.E2E, START, END).orElseThrow().metricName())
-          .isEqualTo("vllm:e2e_request_latency_seconds");
+      // a model the gateway does not serve keeps its engine's histogram
+      FixtureStore.ingest(store, "sglang.prom", "sglang", "sglang-a:30000");
+      Target sglang = Target.of("job", "sglang", "instance", "sglang-a:30000", "model_name", "Qwen/Qwen3-8B");
+      assertThat(r.resolve(store, sglang, Signal.E2E, START, END).orElseThrow().metricName())
+          .isEqualTo("sglang:e2e_request_latency_seconds");
     }
   }
 

@@ -1,0 +1,284 @@
+package io.inferlens.analysis.diagnose;
+
+import io.inferlens.analysis.catalog.Signal;
+import io.inferlens.analysis.catalog.SignalCatalog;
+import io.inferlens.analysis.target.ResolvedSignal;
+import io.inferlens.analysis.target.SignalResolver;
+import io.inferlens.analysis.target.Target;
+import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.analysis.target.TargetDiscovery;
+import io.inferlens.analysis.target.VersionSpan;
+import io.inferlens.storage.Matcher;
+import io.inferlens.storage.StorageException;
+import io.inferlens.storage.TimeSeriesStore;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The analysis engine's entry point: from what is stored to targets, indicators and diagnoses,
+ * for any requested range — history and backfilled data included, since every call evaluates
+ * what the store holds now.
+ *
+ * <p>Each call evaluates the requested range plus the baseline lookback before it
+ * ({@link AnalysisConfig#baselineLookbackMs()}, 14 days by default) at the configured step.
+ *
+ * <p>Thread safe: calls share nothing mutable.
+ */
+public final class DiagnosisEngine {
+
+  private final TimeSeriesStore store;
+  private final SignalCatalog catalog;
+  private final TargetConfig targetConfig;
+  private final AnalysisConfig config;
+  private final Clock clock;
+  private final TargetDiscovery discovery;
+  private final SignalResolver resolver;
+
+  /**
+   * @param store the store to read
+   * @param catalog signal → metric names
+   * @param targetConfig grouping and join labels
+   * @param config thresholds and time scales
+   * @param clock the present, for open periods and trailing gaps
+   */
+  public DiagnosisEngine(TimeSeriesStore store, SignalCatalog catalog, TargetConfig targetConfig,
+      AnalysisConfig config, Clock clock) {
+    this.store = store;
+    this.catalog = catalog;
+    this.targetConfig = targetConfig;
+    this.config = config;
+    this.clock = clock;
+    this.discovery = new TargetDiscovery(catalog);
+    this.resolver = new SignalResolver(catalog, targetConfig);
+  }
+
+  /** @return the analysis configuration in force */
+  public AnalysisConfig config() {
+    return config;
+  }
+
+  /**
+   * @param startMs range start, ms
+   * @param endMs range end, ms
+   * @return targets with engine samples in the range, by id
+   * @throws StorageException if the store fails
+   */
+  public List<Target> targets(long startMs, long endMs) throws StorageException {
+    return discovery.discover(store, targetConfig, startMs, endMs);
+  }
+
+  /**
+   * One target's evaluated indicators and diagnoses over a range.
+   *
+   * @param target the target
+   * @param signals the signals it resolved to (the metric name chosen per signal)
+   * @param frame indicators from {@code startMs - lookback} to {@code endMs}
+   * @param reportFromStep first step inside the requested range
+   * @param result smoothed values, thresholds, baselines and diagnoses
+   */
+  public record TargetAnalysis(Target target, Map<Signal, ResolvedSignal> signals,
+      IndicatorFrame frame, int reportFromStep, Diagnoser.Result result) {}
+
+  /**
+   * @param target the target
+   * @param startMs requested range start, ms
+   * @param endMs requested range end, ms, ≥ startMs
+   * @param stepMs evaluation step, ms; {@link AnalysisConfig#stepMs()} when ≤ 0
+   * @return the analysis
+   * @throws StorageException if the store fails
+   * @throws IllegalArgumentException if end &lt; start
+   */
+  public TargetAnalysis analyze(Target target, long startMs, long endMs, long stepMs)
+      throws StorageException {
+    if (endMs < startMs) {
+      throw new IllegalArgumentException("end " + endMs + " ms is before start " + startMs + " ms");
+    }
+    long step = stepMs > 0 ? stepMs : config.stepMs();
+    long historyStart = startMs - config.baselineLookbackMs();
+    // Align history to the step grid of the requested range so step k of the range is exact.
+    long evalStart = startMs - ((startMs - historyStart) / step) * step;
+    Map<Signal, ResolvedSignal> signals = resolver.resolveAll(store, target, evalStart, endMs);
+    long now = clock.millis();
+    IndicatorFrame frame = new IndicatorEvaluator(config).evaluate(store, signals, evalStart,
+        endMs, step, now);
+    int reportFrom = (int) ((startMs - evalStart) / step);
+    // Trim leading history without any data: it carries no baseline.
+    Diagnoser.Result result = new Diagnoser(config).diagnose(frame, reportFrom, target.id(),
+        target.labels(), Math.min(now, dataEnd(frame)));
+    return new TargetAnalysis(target, signals, frame, reportFrom, result);
+  }
+
+  private static long dataEnd(IndicatorFrame frame) {
+    long end = frame.startMs();
+    for (double[] v : frame.all().values()) {
+      for (int i = v.length - 1; i >= 0; i--) {
+        if (!Double.isNaN(v[i])) {
+          end = Math.max(end, frame.timeMs(i));
+          break;
+        }
+      }
+    }
+    return end;
+  }
+
+  /**
+   * Diagnoses of every target (or those whose labels satisfy one of the selectors) overlapping
+   * a range, oldest first, including VERSION_REGRESSION between consecutive models of an
+   * instance.
+   *
+   * @param startMs range start, ms
+   * @param endMs range end, ms
+   * @param selectors target filters: a target is kept when all matchers of at least one selector
+   *     match its grouping labels ({@code __name__} matchers are ignored); empty keeps all
+   * @return diagnoses
+   * @throws StorageException if the store fails
+   */
+  public List<Diagnosis> diagnoses(long startMs, long endMs, List<List<Matcher>> selectors)
+      throws StorageException {
+    List<Diagnosis> out = new ArrayList<>();
+    List<TargetAnalysis> analyses = new ArrayList<>();
+    for (Target t : targets(startMs, endMs)) {
+      if (!selected(t, selectors)) {
+        continue;
+      }
+      TargetAnalysis a = analyze(t, startMs, endMs, config.stepMs());
+      analyses.add(a);
+      out.addAll(a.result().diagnoses());
+    }
+    out.addAll(versionRegressions(analyses, startMs, endMs));
+    out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
+    return out;
+  }
+
+  /**
+   * @param t a target
+   * @param selectors as for {@link #diagnoses}
+   * @return whether the target passes the filter
+   */
+  public static boolean selected(Target t, List<List<Matcher>> selectors) {
+    if (selectors.isEmpty()) {
+      return true;
+    }
+    for (List<Matcher> sel : selectors) {
+      boolean all = true;
+      for (Matcher m : sel) {
+        if (!m.name().equals("__name__") && !m.matches(t.get(m.name()))) {
+          all = false;
+        }
+      }
+      if (all) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Consecutive models on the same instance compared at comparable load: the newer one's median
+   * E2E P95 (TPOT P95 when E2E is missing) against the older one's, over steps where the request
+   * rate lies within the middle half of the other's. A ratio at or above
+   * {@link AnalysisConfig#versionRegressionRatio()} is a regression.
+   */
+  private List<Diagnosis> versionRegressions(List<TargetAnalysis> analyses, long startMs,
+      long endMs) throws StorageException {
+    List<Diagnosis> out = new ArrayList<>();
+    String modelLabel = targetConfig.modelLabel();
+    Map<String, List<TargetAnalysis>> byInstance = new LinkedHashMap<>();
+    for (TargetAnalysis a : analyses) {
+      byInstance.computeIfAbsent(a.target().without(modelLabel).id(), k -> new ArrayList<>())
+          .add(a);
+    }
+    for (List<TargetAnalysis> group : byInstance.values()) {
+      if (group.size() < 2) {
+        continue;
+      }
+      List<VersionSpan> spans = discovery.versionHistory(store, targetConfig,
+          group.get(0).target().without(modelLabel), startMs - config.baselineLookbackMs(), endMs);
+      for (int k = 1; k < spans.size(); k++) {
+        TargetAnalysis prev = find(group, modelLabel, spans.get(k - 1).model());
+        TargetAnalysis next = find(group, modelLabel, spans.get(k).model());
+        if (prev == null || next == null || prev == next) {
+          continue;
+        }
+        Diagnosis d = compare(prev, next, spans.get(k));
+        if (d != null && (d.endMs() == null || d.endMs() >= startMs)) {
+          out.add(d);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static TargetAnalysis find(List<TargetAnalysis> group, String label, String model) {
+    for (TargetAnalysis a : group) {
+      if (a.target().get(label).equals(model)) {
+        return a;
+      }
+    }
+    return null;
+  }
+
+  private Diagnosis compare(TargetAnalysis prev, TargetAnalysis next, VersionSpan nextSpan) {
+    Indicator ind = prev.result().smoothed().containsKey(Indicator.E2E_P95)
+        && next.result().smoothed().containsKey(Indicator.E2E_P95)
+        ? Indicator.E2E_P95 : Indicator.TPOT_P95;
+    double[] pv = prev.result().smoothed().get(ind);
+    double[] nv = next.result().smoothed().get(ind);
+    double[] pr = prev.result().smoothed().get(Indicator.REQUEST_RATE);
+    double[] nr = next.result().smoothed().get(Indicator.REQUEST_RATE);
+    if (pv == null || nv == null) {
+      return null;
+    }
+    double[] prevRates = pr == null ? null : sortedFinite(pr);
+    double lo = prevRates == null || prevRates.length == 0 ? Double.NEGATIVE_INFINITY
+        : prevRates[prevRates.length / 4] * 0.8;
+    double hi = prevRates == null || prevRates.length == 0 ? Double.POSITIVE_INFINITY
+        : prevRates[prevRates.length * 3 / 4] * 1.25;
+    List<Double> nextVals = new ArrayList<>();
+    for (int i = 0; i < nv.length; i++) {
+      double rate = nr == null ? Double.NaN : nr[i];
+      if (!Double.isNaN(nv[i]) && (nr == null || (rate >= lo && rate <= hi))) {
+        nextVals.add(nv[i]);
+      }
+    }
+    double[] prevSorted = sortedFinite(pv);
+    if (nextVals.size() < 3 || prevSorted.length < 3) {
+      return null;
+    }
+    double prevMedian = prevSorted[prevSorted.length / 2];
+    double nextMedian = nextVals.stream().mapToDouble(Double::doubleValue).sorted()
+        .toArray()[nextVals.size() / 2];
+    if (!(prevMedian > 0) || nextMedian < config.versionRegressionRatio() * prevMedian) {
+      return null;
+    }
+    String model = nextSpan.model() + (nextSpan.version().isEmpty() ? "" : " " + nextSpan.version());
+    Evidence e = new Evidence(ind.key(), nextMedian, config.versionRegressionRatio() * prevMedian,
+        prevMedian, ind.unit(), Diagnoser.duration(config.rateWindowMs()), nextMedian, nextMedian);
+    List<ChainLayer> chain = List.of(
+        new ChainLayer("latency", "breached", List.of(e)),
+        new ChainLayer("queue", "unknown", List.of()),
+        new ChainLayer("resource", "unknown", List.of()));
+    String summary = String.format(Locale.ROOT,
+        "New model %s is %.1fx slower (%s median %.3g s vs %.3g s) at comparable load; %s.",
+        model, nextMedian / prevMedian, ind.key(), nextMedian, prevMedian,
+        Cause.VERSION_REGRESSION.recommendations().get(0));
+    return new Diagnosis(next.target().id() + "/version_regression/" + nextSpan.firstMs(),
+        Cause.VERSION_REGRESSION, "warning", next.target().labels(), nextSpan.firstMs(),
+        nextSpan.lastMs() + 2 * config.stepMs() >= clock.millis() ? null : nextSpan.lastMs(),
+        summary, chain, Cause.VERSION_REGRESSION.recommendations());
+  }
+
+  private static double[] sortedFinite(double[] v) {
+    return Arrays.stream(v).filter(d -> !Double.isNaN(d)).sorted().toArray();
+  }
+
+  /** @return the catalog in use */
+  public SignalCatalog catalog() {
+    return catalog;
+  }
+}

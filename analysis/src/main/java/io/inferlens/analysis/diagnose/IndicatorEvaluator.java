@@ -1,0 +1,269 @@
+package io.inferlens.analysis.diagnose;
+
+import io.inferlens.analysis.catalog.MetricSource;
+import io.inferlens.analysis.catalog.Signal;
+import io.inferlens.analysis.catalog.SourceKind;
+import io.inferlens.analysis.promql.HistogramQuantile;
+import io.inferlens.analysis.promql.InstantSelection;
+import io.inferlens.analysis.promql.RangeFunctions;
+import io.inferlens.analysis.promql.StaleMarker;
+import io.inferlens.analysis.promql.StepRange;
+import io.inferlens.analysis.promql.StepSeries;
+import io.inferlens.analysis.target.ResolvedSignal;
+import io.inferlens.storage.Matcher;
+import io.inferlens.storage.Series;
+import io.inferlens.storage.StorageException;
+import io.inferlens.storage.TimeSeriesStore;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Evaluates a target's resolved signals into an {@link IndicatorFrame} with PromQL semantics:
+ * latency quantiles as {@code histogram_quantile(q, sum by (le) (rate(x_bucket[w])))}, means as
+ * {@code rate(x_sum[w]) / rate(x_count[w])}, counters as {@code sum(rate(x[w]))}, gauges as the
+ * instant value (5 min lookback) aggregated per the catalog, ratios of gauges as
+ * {@code sum(num) / sum(den)}. Ranges longer than {@link StepRange#MAX_STEPS} steps are evaluated
+ * in chunks.
+ *
+ * <p>Also marks monitoring gaps: steps where the engine's scrapes are missing for more than
+ * {@code gapFactor} scrape intervals (the interval is the median spacing of its samples).
+ *
+ * <p>Thread safe (stateless besides the config).
+ */
+public final class IndicatorEvaluator {
+
+  /** Chunk length in steps, under Prometheus's 11,000-point limit that StepRange enforces. */
+  private static final int CHUNK_STEPS = 10_000;
+
+  private final AnalysisConfig config;
+
+  /** @param config step, rate window and gap factor */
+  public IndicatorEvaluator(AnalysisConfig config) {
+    this.config = config;
+  }
+
+  /**
+   * @param store the store
+   * @param signals the target's resolved signals (missing ones stay absent from the frame)
+   * @param startMs first step, ms
+   * @param endMs last step allowed, ms, ≥ startMs
+   * @param stepMs step, ms, &gt; 0
+   * @param nowMs the present, ms: silence from the last sample up to it also counts as a gap
+   * @return the frame
+   * @throws StorageException if the store fails
+   */
+  public IndicatorFrame evaluate(TimeSeriesStore store, Map<Signal, ResolvedSignal> signals,
+      long startMs, long endMs, long stepMs, long nowMs) throws StorageException {
+    int steps = (int) ((endMs - startMs) / stepMs) + 1;
+    IndicatorFrame frame = new IndicatorFrame(startMs, stepMs, steps);
+    for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
+      for (Indicator ind : indicators(e.getKey())) {
+        double[] all = new double[steps];
+        for (int from = 0; from < steps; from += CHUNK_STEPS) {
+          int to = Math.min(steps, from + CHUNK_STEPS) - 1;
+          StepRange range = new StepRange(startMs + from * stepMs, startMs + to * stepMs, stepMs);
+          double[] part = evaluate(store, e.getValue(), ind, range);
+          System.arraycopy(part, 0, all, from, part.length);
+        }
+        frame.put(ind, all);
+      }
+    }
+    ResolvedSignal heartbeat = signals.containsKey(Signal.WAITING) ? signals.get(Signal.WAITING)
+        : signals.containsKey(Signal.RUNNING) ? signals.get(Signal.RUNNING) : null;
+    if (heartbeat != null) {
+      markGaps(store, heartbeat, frame, Math.min(endMs, nowMs));
+    }
+    return frame;
+  }
+
+  /** The indicators one signal feeds. */
+  static Indicator[] indicators(Signal s) {
+    switch (s) {
+      case TTFT: return new Indicator[] {Indicator.TTFT_P50, Indicator.TTFT_P95, Indicator.TTFT_P99};
+      case TPOT: return new Indicator[] {Indicator.TPOT_P50, Indicator.TPOT_P95, Indicator.TPOT_P99};
+      case E2E: return new Indicator[] {Indicator.E2E_P50, Indicator.E2E_P95, Indicator.E2E_P99};
+      case QUEUE_TIME: return new Indicator[] {Indicator.QUEUE_TIME_P95};
+      case WAITING: return new Indicator[] {Indicator.WAITING};
+      case RUNNING: return new Indicator[] {Indicator.RUNNING};
+      case KV_CACHE_USAGE: return new Indicator[] {Indicator.KV_CACHE_USAGE};
+      case PREEMPTIONS: return new Indicator[] {Indicator.PREEMPTIONS};
+      case GPU_UTIL: return new Indicator[] {Indicator.GPU_UTIL};
+      case GPU_MEM: return new Indicator[] {Indicator.GPU_MEM};
+      case UPSTREAM_BACKLOG: return new Indicator[] {Indicator.UPSTREAM_BACKLOG};
+      case REQUEST_RATE: return new Indicator[] {Indicator.REQUEST_RATE};
+      case PROMPT_TOKENS: return new Indicator[] {Indicator.PROMPT_TOKENS};
+      case GENERATION_TOKENS: return new Indicator[] {Indicator.GENERATION_TOKENS};
+      default: return new Indicator[0];
+    }
+  }
+
+  private static double quantileOf(Indicator ind) {
+    String k = ind.key();
+    if (k.endsWith("_p50")) {
+      return 0.5;
+    }
+    if (k.endsWith("_p99")) {
+      return 0.99;
+    }
+    return 0.95;
+  }
+
+  private double[] evaluate(TimeSeriesStore store, ResolvedSignal rs, Indicator ind,
+      StepRange range) throws StorageException {
+    MetricSource src = rs.source();
+    long window = config.rateWindowMs();
+    long readFrom = range.startMs() - Math.max(window, InstantSelection.DEFAULT_LOOKBACK_MS);
+    int n = range.count();
+    double[] out;
+    if (src.kind() == SourceKind.HISTOGRAM) {
+      if (ind.isLatency()) {
+        List<Series> buckets = store.select(rs.selector(src.bucketName()), readFrom,
+            range.endMs());
+        out = HistogramQuantile.ofSummedRates(quantileOf(ind), buckets, window, range).values();
+      } else {
+        double[] sum = sumRates(store.select(rs.selector(src.sumName()), readFrom, range.endMs()),
+            window, range);
+        double[] count = sumRates(store.select(rs.selector(src.countName()), readFrom,
+            range.endMs()), window, range);
+        out = divide(sum, count);
+      }
+    } else if (src.kind() == SourceKind.COUNTER) {
+      out = sumRates(store.select(rs.matchers(), readFrom, range.endMs()), window, range);
+      if (!src.denominators().isEmpty()) {
+        double[] den = new double[n];
+        Arrays.fill(den, Double.NaN);
+        for (List<Matcher> sel : rs.denominatorSelectors()) {
+          den = add(den, sumRates(store.select(sel, readFrom, range.endMs()), window, range));
+        }
+        out = divide(out, den);
+      }
+    } else if (src.kind() == SourceKind.GAUGE_RATIO) {
+      double[] num = instant(store.select(rs.matchers(), readFrom, range.endMs()), range, src,
+          io.inferlens.analysis.catalog.Aggregation.SUM);
+      double[] den = new double[n];
+      Arrays.fill(den, Double.NaN);
+      for (List<Matcher> sel : rs.denominatorSelectors()) {
+        den = add(den, instant(store.select(sel, readFrom, range.endMs()), range, src,
+            io.inferlens.analysis.catalog.Aggregation.SUM));
+      }
+      out = divide(num, den);
+    } else {
+      out = instant(store.select(rs.matchers(), readFrom, range.endMs()), range, src,
+          src.aggregation());
+    }
+    if (src.scale() != 1.0) {
+      for (int i = 0; i < out.length; i++) {
+        out[i] *= src.scale();
+      }
+    }
+    return out;
+  }
+
+  private static double[] sumRates(List<Series> series, long window, StepRange range) {
+    double[] out = new double[range.count()];
+    Arrays.fill(out, Double.NaN);
+    for (Series s : series) {
+      out = add(out, RangeFunctions.rate(s, window, range).values());
+    }
+    return out;
+  }
+
+  private static double[] instant(List<Series> series, StepRange range, MetricSource src,
+      io.inferlens.analysis.catalog.Aggregation agg) {
+    int n = range.count();
+    double[] out = new double[n];
+    int[] count = new int[n];
+    Arrays.fill(out, Double.NaN);
+    for (Series s : series) {
+      StepSeries v = InstantSelection.select(s, range);
+      for (int i = 0; i < n; i++) {
+        double x = v.values()[i];
+        if (Double.isNaN(x) || src.ignoredValues().contains(x)) {
+          continue;
+        }
+        if (Double.isNaN(out[i])) {
+          out[i] = x;
+        } else if (agg == io.inferlens.analysis.catalog.Aggregation.MAX) {
+          out[i] = Math.max(out[i], x);
+        } else {
+          out[i] += x;
+        }
+        count[i]++;
+      }
+    }
+    if (agg == io.inferlens.analysis.catalog.Aggregation.AVG) {
+      for (int i = 0; i < n; i++) {
+        if (count[i] > 0) {
+          out[i] /= count[i];
+        }
+      }
+    }
+    return out;
+  }
+
+  private static double[] add(double[] a, double[] b) {
+    double[] out = a.clone();
+    for (int i = 0; i < out.length; i++) {
+      if (!Double.isNaN(b[i])) {
+        out[i] = Double.isNaN(out[i]) ? b[i] : out[i] + b[i];
+      }
+    }
+    return out;
+  }
+
+  private static double[] divide(double[] num, double[] den) {
+    double[] out = new double[num.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = den[i] > 0 ? num[i] / den[i] : Double.NaN;
+    }
+    return out;
+  }
+
+  private void markGaps(TimeSeriesStore store, ResolvedSignal heartbeat, IndicatorFrame frame,
+      long untilMs) throws StorageException {
+    long lastStep = frame.timeMs(frame.steps() - 1);
+    List<Series> series = store.select(heartbeat.matchers(), frame.startMs() - 10 * 60_000L,
+        lastStep);
+    // Merge all live (non-stale) sample timestamps of the heartbeat series.
+    long[] ts = series.stream().flatMapToLong(s -> {
+      long[] live = new long[s.size()];
+      int k = 0;
+      for (int i = 0; i < s.size(); i++) {
+        if (!StaleMarker.is(s.valueBits()[i])) {
+          live[k++] = s.timestampsMs()[i];
+        }
+      }
+      return Arrays.stream(live, 0, k);
+    }).sorted().distinct().toArray();
+    if (ts.length < 3) {
+      return;
+    }
+    long[] diffs = new long[ts.length - 1];
+    for (int i = 1; i < ts.length; i++) {
+      diffs[i - 1] = ts[i] - ts[i - 1];
+    }
+    long[] sorted = diffs.clone();
+    Arrays.sort(sorted);
+    long interval = Math.max(1, sorted[sorted.length / 2]);
+    long allowed = (long) (config.gapFactor() * interval);
+    for (int i = 1; i < ts.length; i++) {
+      if (ts[i] - ts[i - 1] > allowed) {
+        mark(frame, ts[i - 1] + interval, ts[i] - 1);
+      }
+    }
+    long last = ts[ts.length - 1];
+    if (untilMs - last > allowed) {
+      mark(frame, last + interval, untilMs);
+    }
+  }
+
+  private static void mark(IndicatorFrame frame, long fromMs, long toMs) {
+    for (int i = 0; i < frame.steps(); i++) {
+      long t = frame.timeMs(i);
+      if (t >= fromMs && t <= toMs) {
+        frame.markGap(i);
+      }
+    }
+  }
+}

@@ -1,0 +1,340 @@
+package io.inferlens.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.linecorp.armeria.common.HttpMethod;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.QueryParams;
+import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServerBuilder;
+import com.linecorp.armeria.server.ServiceRequestContext;
+import io.inferlens.analysis.catalog.Signal;
+import io.inferlens.analysis.diagnose.ChainLayer;
+import io.inferlens.analysis.diagnose.Diagnosis;
+import io.inferlens.analysis.diagnose.DiagnosisEngine;
+import io.inferlens.analysis.diagnose.Evidence;
+import io.inferlens.analysis.diagnose.Indicator;
+import io.inferlens.analysis.smoothing.Smoothing;
+import io.inferlens.analysis.target.ResolvedSignal;
+import io.inferlens.analysis.target.Target;
+import io.inferlens.storage.Matcher;
+import io.inferlens.storage.StorageException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The analysis REST API (DESIGN.md section 4), JSON in the Prometheus envelope:
+ *
+ * <ul>
+ *   <li>{@code GET /api/v1/diagnoses?start=&end=&match[]=} → {@code {"diagnoses":[…]}}, times RFC
+ *       3339, {@code end} null while a period is still open; {@code match[]} selectors filter
+ *       targets by their labels
+ *   <li>{@code GET /api/v1/targets?start=&end=} → each target's id, labels and the metric chosen
+ *       for each signal
+ *   <li>{@code GET /api/v1/signals?target=&signal=&start=&end=&step=&smoothing=sma|ema|none&n=}
+ *       → timestamps (ms), raw and smoothed values, threshold and baseline per step (null where
+ *       none); {@code signal} is an indicator such as {@code e2e_p95} or a signal such as
+ *       {@code e2e} (its P95)
+ *   <li>{@code GET /api/v1/baselines?target=&start=&end=} → per target and latency indicator the
+ *       threshold in force at {@code end}, the learned baseline and where the threshold comes from
+ *       ({@code slo}, {@code baseline} or {@code default})
+ * </ul>
+ *
+ * <p>{@code start}/{@code end} default to the last 6 hours. Errors: 400 with
+ * {@code {"status":"error","errorType":"bad_data","error":"…"}}.
+ */
+public final class AnalysisApi {
+
+  private static final Logger log = LoggerFactory.getLogger(AnalysisApi.class);
+  /** Most points a signal response carries; a longer range gets a coarser step. */
+  private static final int MAX_POINTS = 2_000;
+
+  private final DiagnosisEngine engine;
+  private final Clock clock;
+  private final ObjectMapper json = new ObjectMapper();
+
+  /**
+   * @param engine the analysis engine
+   * @param clock the present, for default ranges
+   */
+  public AnalysisApi(DiagnosisEngine engine, Clock clock) {
+    this.engine = engine;
+    this.clock = clock;
+  }
+
+  /** @param sb the server builder to bind the routes on */
+  public void bind(ServerBuilder sb) {
+    sb.service("/api/v1/diagnoses", blocking(this::diagnoses));
+    sb.service("/api/v1/targets", blocking(this::targets));
+    sb.service("/api/v1/signals", blocking(this::signals));
+    sb.service("/api/v1/baselines", blocking(this::baselines));
+  }
+
+  private interface Handler {
+    Object handle(QueryParams params) throws StorageException;
+  }
+
+  private HttpService blocking(Handler h) {
+    return (ctx, req) -> {
+      if (req.method() != HttpMethod.GET) {
+        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
+      }
+      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
+        try {
+          return envelope(HttpStatus.OK, "success", "data", h.handle(ctx.queryParams()));
+        } catch (IllegalArgumentException e) {
+          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
+        } catch (StorageException e) {
+          log.error("analysis read failed in the store", e);
+          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
+        }
+      }, ctx.blockingTaskExecutor()));
+    };
+  }
+
+  private Object diagnoses(QueryParams p) throws StorageException {
+    TimeParams t = TimeParams.parse(p.get("start"), p.get("end"), clock);
+    List<List<Matcher>> selectors = new ArrayList<>();
+    for (String s : p.getAll("match[]")) {
+      selectors.add(SelectorParser.parseAny(s));
+    }
+    List<Map<String, Object>> list = new ArrayList<>();
+    for (Diagnosis d : engine.diagnoses(t.startMs(), t.endMs(), selectors)) {
+      list.add(toJson(d));
+    }
+    return Map.of("diagnoses", list);
+  }
+
+  static Map<String, Object> toJson(Diagnosis d) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", d.id());
+    m.put("cause", d.cause().name());
+    m.put("severity", d.severity());
+    m.put("target", d.target());
+    m.put("start", Instant.ofEpochMilli(d.startMs()).toString());
+    m.put("end", d.endMs() == null ? null : Instant.ofEpochMilli(d.endMs()).toString());
+    m.put("summary", d.summary());
+    List<Map<String, Object>> chain = new ArrayList<>();
+    for (ChainLayer l : d.chain()) {
+      Map<String, Object> lm = new LinkedHashMap<>();
+      lm.put("layer", l.layer());
+      lm.put("verdict", l.verdict());
+      List<Map<String, Object>> ev = new ArrayList<>();
+      for (Evidence e : l.evidence()) {
+        Map<String, Object> em = new LinkedHashMap<>();
+        em.put("signal", e.signal());
+        em.put("value", finite(e.value()));
+        em.put("threshold", e.threshold());
+        em.put("baseline", e.baseline());
+        em.put("unit", e.unit());
+        em.put("window", e.window());
+        em.put("low", finite(e.low()));
+        em.put("high", finite(e.high()));
+        ev.add(em);
+      }
+      lm.put("evidence", ev);
+      chain.add(lm);
+    }
+    m.put("chain", chain);
+    m.put("recommendations", d.recommendations());
+    return m;
+  }
+
+  private Object targets(QueryParams p) throws StorageException {
+    TimeParams t = TimeParams.parse(p.get("start"), p.get("end"), clock);
+    List<Map<String, Object>> list = new ArrayList<>();
+    for (Target target : engine.targets(t.startMs(), t.endMs())) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("id", target.id());
+      m.put("labels", target.labels());
+      list.add(m);
+    }
+    return Map.of("targets", list);
+  }
+
+  private Target target(QueryParams p, TimeParams t) throws StorageException {
+    String id = p.get("target");
+    if (id == null || id.isEmpty()) {
+      throw new IllegalArgumentException("missing parameter target (a target id from /api/v1/targets)");
+    }
+    for (Target target : engine.targets(t.startMs(), t.endMs())) {
+      if (target.id().equals(id)) {
+        return target;
+      }
+    }
+    throw new IllegalArgumentException("no target with id \"" + id + "\" has samples between "
+        + Instant.ofEpochMilli(t.startMs()) + " and " + Instant.ofEpochMilli(t.endMs()));
+  }
+
+  static Indicator indicator(String name) {
+    if (name == null || name.isEmpty()) {
+      throw new IllegalArgumentException("missing parameter signal, e.g. e2e_p95 or waiting");
+    }
+    String key = name.toLowerCase(Locale.ROOT);
+    for (Indicator i : Indicator.values()) {
+      if (i.key().equals(key) || i.key().equals(key + "_p95")) {
+        return i;
+      }
+    }
+    return Indicator.fromKey(key);
+  }
+
+  private long step(QueryParams p, TimeParams t) {
+    String s = p.get("step");
+    long step;
+    if (s == null || s.isEmpty()) {
+      step = engine.config().stepMs();
+    } else {
+      try {
+        step = Math.round(Double.parseDouble(s) * 1000);
+      } catch (NumberFormatException e) {
+        step = Units.parseDurationMs(s);
+      }
+    }
+    if (step <= 0) {
+      throw new IllegalArgumentException("parameter step must be positive, got " + s);
+    }
+    long min = (t.endMs() - t.startMs()) / MAX_POINTS + 1;
+    return Math.max(step, min);
+  }
+
+  private Object signals(QueryParams p) throws StorageException {
+    TimeParams t = TimeParams.parse(p.get("start"), p.get("end"), clock);
+    Target target = target(p, t);
+    Indicator ind = indicator(p.get("signal"));
+    String smoothing = p.get("smoothing", engine.config().smoothing());
+    int n = Integer.parseInt(p.get("n", Integer.toString(engine.config().smoothingN())));
+    if (n < 1) {
+      throw new IllegalArgumentException("parameter n must be ≥ 1, got " + n);
+    }
+    long step = step(p, t);
+    DiagnosisEngine.TargetAnalysis a = engine.analyze(target, t.startMs(), t.endMs(), step);
+    double[] raw = a.frame().get(ind);
+    int from = a.reportFromStep();
+    int len = a.frame().steps() - from;
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("target", target.labels());
+    m.put("signal", ind.key());
+    m.put("unit", ind.unit());
+    m.put("metric", metricFor(a, ind));
+    m.put("step", step / 1000.0);
+    List<Long> ts = new ArrayList<>(len);
+    for (int i = 0; i < len; i++) {
+      ts.add(a.frame().timeMs(from + i));
+    }
+    m.put("timestamps", ts);
+    if (raw == null) {
+      m.put("raw", List.of());
+      m.put("smoothed", List.of());
+      m.put("smoothing", smoothing);
+      return m;
+    }
+    double[] smoothed;
+    switch (smoothing) {
+      case "sma": smoothed = Smoothing.sma(raw, n); break;
+      case "ema": smoothed = Smoothing.ema(raw, n); break;
+      case "none": smoothed = raw; break;
+      default: throw new IllegalArgumentException(
+          "parameter smoothing must be sma, ema or none, got " + smoothing);
+    }
+    m.put("smoothing", smoothing);
+    m.put("n", n);
+    m.put("raw", slice(raw, from, len));
+    m.put("smoothed", slice(smoothed, from, len));
+    double[] thr = a.result().thresholds().get(ind);
+    double[] base = a.result().baselines().get(ind);
+    m.put("threshold", thr == null ? null : slice(thr, from, len));
+    m.put("baseline", base == null ? null : slice(base, from, len));
+    return m;
+  }
+
+  private static String metricFor(DiagnosisEngine.TargetAnalysis a, Indicator ind) {
+    for (Map.Entry<Signal, ResolvedSignal> e : a.signals().entrySet()) {
+      if (ind.key().startsWith(e.getKey().name().toLowerCase(Locale.ROOT))) {
+        return e.getValue().metricName();
+      }
+    }
+    return null;
+  }
+
+  private Object baselines(QueryParams p) throws StorageException {
+    TimeParams t = TimeParams.parse(p.get("start"), p.get("end"), clock);
+    List<Target> targets = p.get("target") == null ? engine.targets(t.startMs(), t.endMs())
+        : List.of(target(p, t));
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (Target target : targets) {
+      DiagnosisEngine.TargetAnalysis a = engine.analyze(target, t.startMs(), t.endMs(), 0);
+      int last = a.frame().steps() - 1;
+      List<Map<String, Object>> inds = new ArrayList<>();
+      for (Map.Entry<Indicator, double[]> e : a.result().thresholds().entrySet()) {
+        Indicator ind = e.getKey();
+        double thr = e.getValue()[last];
+        double base = a.result().baselines().get(ind)[last];
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("signal", ind.key());
+        m.put("unit", ind.unit());
+        m.put("threshold", finite(thr));
+        m.put("baseline", finite(base));
+        m.put("source", engine.config().slos().containsKey(ind) ? "slo"
+            : !Double.isNaN(base) ? "baseline" : Double.isNaN(thr) ? "none" : "default");
+        inds.add(m);
+      }
+      Map<String, Object> tm = new LinkedHashMap<>();
+      tm.put("target", target.labels());
+      tm.put("id", target.id());
+      tm.put("baselines", inds);
+      out.add(tm);
+    }
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("lookback", io.inferlens.analysis.diagnose.Diagnoser.duration(
+        engine.config().baselineLookbackMs()));
+    data.put("headroom", engine.config().baselineHeadroom());
+    data.put("targets", out);
+    return data;
+  }
+
+  private static List<Double> slice(double[] v, int from, int len) {
+    List<Double> out = new ArrayList<>(len);
+    for (int i = 0; i < len; i++) {
+      out.add(finite(v[from + i]));
+    }
+    return out;
+  }
+
+  private static Double finite(double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? null : v;
+  }
+
+  private HttpResponse envelope(HttpStatus status, String st, String key, Object value) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", st);
+    body.put(key, value);
+    try {
+      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private HttpResponse error(HttpStatus status, String type, String message) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "error");
+    body.put("errorType", type);
+    body.put("error", message);
+    try {
+      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
