@@ -102,6 +102,9 @@ public final class SimulateCommand implements Callable<Integer> {
         sc.id(), sc.description(), duration, speed, seed);
     System.out.printf("listening on port %d: vLLM http://%s:%d/metrics, DCGM /dcgm/metrics "
         + "(Hostname=%s), Kafka /kafka/metrics%n", server.port(), host, server.port(), host);
+    System.out.printf("Prometheus: one scrape job per path (metrics_path /metrics, /dcgm/metrics, "
+        + "/kafka/metrics) with target %s:%d; simulated time runs %sx wall time.%n", host,
+        server.port(), speed);
     stopped.await();
     return 0;
   }

@@ -146,6 +146,11 @@ public final class SimulatorServer implements AutoCloseable {
     } catch (RuntimeException e) {
       // Never let the scheduled task die silently: the simulation would freeze.
       System.err.println("inferlens simulate: step failed: " + e);
+    } catch (Error e) {
+      // e.g. NoClassDefFoundError when the classes were rebuilt under a running JVM: say so, then
+      // let the task end (the executor would otherwise swallow it without a trace).
+      System.err.println("inferlens simulate: simulation stopped: " + e);
+      throw e;
     }
   }
 
