@@ -20,13 +20,18 @@ import java.util.Map;
  * @param baselineBlockMs how often the baseline is recomputed along time (default 15 min)
  * @param slos explicit thresholds that override baselines, by indicator, in the indicator's unit
  * @param staticDefaults thresholds used until enough history exists, by indicator
- * @param waitingBacklog smoothed waiting requests at or above which the engine queue is backed up
- *     (default 1)
+ * @param waitingBacklog smoothed waiting requests at or above which the engine queue may be
+ *     backed up (default 1)
+ * @param waitingPerRunning the queue is backed up only when waiting is also at least this share
+ *     of the running batch (default 0.1): a queue a tenth of the batch drains within a few
+ *     iterations, a larger one adds its wait to every request's TTFT
  * @param gpuUtilSaturatedPercent GPU utilisation at or above which compute is saturated (90)
  * @param kvSaturatedRatio KV-cache usage at or above which it is saturated (0.90)
  * @param gpuMemFullRatio framebuffer use at or above which GPU memory is full (0.98; vLLM
  *     preallocates up to {@code --gpu-memory-utilization} 0.9, so 90 % is normal)
  * @param preemptionRatePerSecond preemption rate above which preemptions are "rising" (0.01/s)
+ * @param preemptionsPerRequest preemptions per finished request at or above which the KV cache,
+ *     not the batch, is the bottleneck (default 0.02: one request in 50 recomputed)
  * @param upstreamMinLag Kafka lag (messages) below which a rising lag is not a backlog (1000)
  * @param gapFactor a monitoring gap is a silence longer than this many scrape intervals (2)
  * @param workloadShiftRatio prompt/generation length above ratio × baseline is a shift (1.5)
@@ -46,10 +51,12 @@ public record AnalysisConfig(
     Map<Indicator, Double> slos,
     Map<Indicator, Double> staticDefaults,
     double waitingBacklog,
+    double waitingPerRunning,
     double gpuUtilSaturatedPercent,
     double kvSaturatedRatio,
     double gpuMemFullRatio,
     double preemptionRatePerSecond,
+    double preemptionsPerRequest,
     double upstreamMinLag,
     double gapFactor,
     double workloadShiftRatio,
@@ -95,8 +102,8 @@ public record AnalysisConfig(
   /** @return the documented defaults */
   public static AnalysisConfig defaults() {
     return new AnalysisConfig(15_000, 300_000, 300_000, 10, "ema", 14 * 86_400_000L, 1.5,
-        3_600_000, 900_000, Map.of(), defaultThresholds(), 1.0, 90, 0.90, 0.98, 0.01, 1000, 2,
-        1.5, 1.3);
+        3_600_000, 900_000, Map.of(), defaultThresholds(), 1.0, 0.1, 90, 0.90, 0.98, 0.01, 0.02,
+        1000, 2, 1.5, 1.3);
   }
 
   /**
@@ -107,8 +114,8 @@ public record AnalysisConfig(
       long baselineMinHistoryMs, long baselineBlockMs) {
     return new AnalysisConfig(stepMs, rateWindowMs, forMs, smoothingN, smoothing,
         baselineLookbackMs, baselineHeadroom, baselineMinHistoryMs, baselineBlockMs, slos,
-        staticDefaults, waitingBacklog, gpuUtilSaturatedPercent, kvSaturatedRatio, gpuMemFullRatio,
-        preemptionRatePerSecond, upstreamMinLag, gapFactor, workloadShiftRatio,
+        staticDefaults, waitingBacklog, waitingPerRunning, gpuUtilSaturatedPercent, kvSaturatedRatio,
+        gpuMemFullRatio, preemptionRatePerSecond, preemptionsPerRequest, upstreamMinLag, gapFactor, workloadShiftRatio,
         versionRegressionRatio);
   }
 
@@ -116,8 +123,8 @@ public record AnalysisConfig(
   public AnalysisConfig withSlos(Map<Indicator, Double> newSlos) {
     return new AnalysisConfig(stepMs, rateWindowMs, forMs, smoothingN, smoothing,
         baselineLookbackMs, baselineHeadroom, baselineMinHistoryMs, baselineBlockMs, newSlos,
-        staticDefaults, waitingBacklog, gpuUtilSaturatedPercent, kvSaturatedRatio, gpuMemFullRatio,
-        preemptionRatePerSecond, upstreamMinLag, gapFactor, workloadShiftRatio,
+        staticDefaults, waitingBacklog, waitingPerRunning, gpuUtilSaturatedPercent, kvSaturatedRatio,
+        gpuMemFullRatio, preemptionRatePerSecond, preemptionsPerRequest, upstreamMinLag, gapFactor, workloadShiftRatio,
         versionRegressionRatio);
   }
 }

@@ -21,9 +21,9 @@ import java.util.Map;
  *       over the lookback (14 d), counting only steps not flagged as a problem, recomputed every
  *       {@code baselineBlockMs}; else, with less than {@code baselineMinHistoryMs} of normal
  *       history, the static default.
- *   <li>Per step, when a latency indicator (TTFT, TPOT/ITL or E2E P95) is breached: backlog and
- *       GPU saturated → CAPACITY_EXHAUSTED; KV ≥ 90 % with preemptions → KV_CACHE_PRESSURE;
- *       backlog and KV saturated → CAPACITY_EXHAUSTED; backlog alone → CONCURRENCY_LIMIT; GPU
+ *   <li>Per step, when a latency indicator (TTFT, TPOT/ITL or E2E P95) is breached: KV ≥ 90 %
+ *       with preemptions (at least one per 50 finished requests) → KV_CACHE_PRESSURE; backlog and GPU or KV saturated →
+ *       CAPACITY_EXHAUSTED; backlog alone → CONCURRENCY_LIMIT; GPU
  *       saturated alone → GPU_COMPUTE_BOUND; prompt/generation length above ratio × baseline →
  *       WORKLOAD_SHIFT; otherwise PER_REQUEST_SLOWDOWN. Without a latency breach, a Kafka lag
  *       above the minimum and rising over {@code forMs} → UPSTREAM_BACKLOG.
@@ -166,8 +166,14 @@ public final class Diagnoser {
   }
 
   private boolean backlog(Map<Indicator, double[]> s, Map<Indicator, double[]> thr, int i) {
-    return at(s, Indicator.WAITING, i) >= config.waitingBacklog()
-        || breached(s, thr, Indicator.QUEUE_TIME_P95, i);
+    double waiting = at(s, Indicator.WAITING, i);
+    double running = at(s, Indicator.RUNNING, i);
+    boolean queued = waiting >= config.waitingBacklog()
+        && (Double.isNaN(running) || waiting >= config.waitingPerRunning() * running);
+    // Queue time counts on its own only against an explicit SLO: its learned baseline is near
+    // zero on a healthy engine, so any queueing would look like a breach.
+    return queued || config.slos().containsKey(Indicator.QUEUE_TIME_P95)
+        && breached(s, thr, Indicator.QUEUE_TIME_P95, i);
   }
 
   private boolean gpuSaturated(Map<Indicator, double[]> s, int i) {
@@ -179,7 +185,10 @@ public final class Diagnoser {
   }
 
   private boolean preempting(Map<Indicator, double[]> s, int i) {
-    return at(s, Indicator.PREEMPTIONS, i) > config.preemptionRatePerSecond();
+    double rate = at(s, Indicator.PREEMPTIONS, i);
+    double requests = at(s, Indicator.REQUEST_RATE, i);
+    return rate > config.preemptionRatePerSecond()
+        && (Double.isNaN(requests) || rate >= config.preemptionsPerRequest() * requests);
   }
 
   private boolean workloadShift(Map<Indicator, double[]> s, Map<Indicator, double[]> base,
@@ -219,13 +228,12 @@ public final class Diagnoser {
     boolean backlog = backlog(s, thr, i);
     boolean gpu = gpuSaturated(s, i);
     boolean kv = kvSaturated(s, i);
-    if (backlog && gpu) {
-      return Cause.CAPACITY_EXHAUSTED;
-    }
+    // Preemptions are the specific sign of KV pressure: a full KV cache that keeps evicting
+    // requests also fills the queue and the GPU, so test it before capacity.
     if (kv && preempting(s, i)) {
       return Cause.KV_CACHE_PRESSURE;
     }
-    if (backlog && kv) {
+    if (backlog && (gpu || kv)) {
       return Cause.CAPACITY_EXHAUSTED;
     }
     if (backlog) {

@@ -100,9 +100,12 @@ public final class DiagnosisEngine {
     }
     long step = stepMs > 0 ? stepMs : config.stepMs();
     long historyStart = startMs - config.baselineLookbackMs();
+    Map<Signal, ResolvedSignal> signals = resolver.resolveAll(store, target, historyStart, endMs);
+    // History only from the target's first sample: a new target has no 14 days to evaluate.
+    long first = firstSampleMs(signals, historyStart, startMs);
+    historyStart = Math.max(historyStart, Math.min(startMs, first));
     // Align history to the step grid of the requested range so step k of the range is exact.
     long evalStart = startMs - ((startMs - historyStart) / step) * step;
-    Map<Signal, ResolvedSignal> signals = resolver.resolveAll(store, target, evalStart, endMs);
     long now = clock.millis();
     IndicatorFrame frame = new IndicatorEvaluator(config).evaluate(store, signals, evalStart,
         endMs, step, now);
@@ -113,9 +116,42 @@ public final class DiagnosisEngine {
     return new TargetAnalysis(target, signals, frame, reportFrom, result);
   }
 
+  /**
+   * The first sample of the target's engine heartbeat (waiting or running requests) in
+   * {@code [fromMs, untilMs]}, or {@code untilMs} when there is none.
+   */
+  private long firstSampleMs(Map<Signal, ResolvedSignal> signals, long fromMs, long untilMs)
+      throws StorageException {
+    ResolvedSignal hb = signals.getOrDefault(Signal.WAITING, signals.get(Signal.RUNNING));
+    if (hb == null) {
+      return fromMs;
+    }
+    long first = untilMs;
+    // Day by day from the oldest: stop at the first day that has samples.
+    for (long from = fromMs; from < untilMs; from += 86_400_000L) {
+      long to = Math.min(untilMs, from + 86_400_000L - 1);
+      for (io.inferlens.storage.Series s : store.select(hb.matchers(), from, to)) {
+        if (s.size() > 0) {
+          first = Math.min(first, s.timestampsMs()[0]);
+        }
+      }
+      if (first < untilMs) {
+        break;
+      }
+    }
+    return first;
+  }
+
+  /** The last step with engine data: GPU and Kafka series are shared by the host's targets. */
   private static long dataEnd(IndicatorFrame frame) {
     long end = frame.startMs();
-    for (double[] v : frame.all().values()) {
+    for (Map.Entry<Indicator, double[]> e : frame.all().entrySet()) {
+      Indicator ind = e.getKey();
+      if (ind == Indicator.GPU_UTIL || ind == Indicator.GPU_MEM
+          || ind == Indicator.UPSTREAM_BACKLOG) {
+        continue;
+      }
+      double[] v = e.getValue();
       for (int i = v.length - 1; i >= 0; i--) {
         if (!Double.isNaN(v[i])) {
           end = Math.max(end, frame.timeMs(i));
@@ -150,6 +186,7 @@ public final class DiagnosisEngine {
       analyses.add(a);
       out.addAll(a.result().diagnoses());
     }
+    dropReplacedModelGaps(analyses, out);
     out.addAll(versionRegressions(analyses, startMs, endMs));
     out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
     return out;
@@ -212,6 +249,35 @@ public final class DiagnosisEngine {
       }
     }
     return out;
+  }
+
+  /**
+   * A model replaced by another on the same instance stops reporting: that silence is a
+   * deployment, not a monitoring gap. Drops the still-open gap of every target whose instance has
+   * a target with newer data.
+   */
+  private void dropReplacedModelGaps(List<TargetAnalysis> analyses, List<Diagnosis> out) {
+    String modelLabel = targetConfig.modelLabel();
+    Map<String, Long> newestByInstance = new LinkedHashMap<>();
+    Map<String, Long> newestByTarget = new LinkedHashMap<>();
+    for (TargetAnalysis a : analyses) {
+      long end = dataEnd(a.frame());
+      newestByTarget.put(a.target().id(), end);
+      newestByInstance.merge(a.target().without(modelLabel).id(), end, Math::max);
+    }
+    out.removeIf(d -> {
+      if (d.cause() != Cause.MONITORING_GAP || d.endMs() != null) {
+        return false;
+      }
+      for (TargetAnalysis a : analyses) {
+        if (a.target().labels().equals(d.target())) {
+          long own = newestByTarget.get(a.target().id());
+          long instance = newestByInstance.get(a.target().without(modelLabel).id());
+          return instance > own;
+        }
+      }
+      return false;
+    });
   }
 
   private static TargetAnalysis find(List<TargetAnalysis> group, String label, String model) {

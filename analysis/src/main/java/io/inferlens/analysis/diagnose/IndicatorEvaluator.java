@@ -33,6 +33,13 @@ import java.util.Map;
  */
 public final class IndicatorEvaluator {
 
+  /**
+   * Silence at the end of the data counts as a gap only past this slack, in milliseconds:
+   * remote write delivers in batches (Prometheus's batch_send_deadline is 5 s) and retries, so
+   * the newest scrapes are often not stored yet.
+   */
+  static final long DELIVERY_SLACK_MS = 30_000;
+
   /** Chunk length in steps, under Prometheus's 11,000-point limit that StepRange enforces. */
   private static final int CHUNK_STEPS = 10_000;
 
@@ -253,7 +260,7 @@ public final class IndicatorEvaluator {
       }
     }
     long last = ts[ts.length - 1];
-    if (untilMs - last > allowed) {
+    if (untilMs - last > allowed + DELIVERY_SLACK_MS) {
       mark(frame, last + interval, untilMs);
     }
   }

@@ -1,0 +1,182 @@
+package io.inferlens.analysis.diagnose;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.inferlens.analysis.catalog.SignalCatalog;
+import io.inferlens.analysis.target.Target;
+import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.storage.LabelSet;
+import io.inferlens.storage.Matcher;
+import io.inferlens.storage.SeriesWrite;
+import io.inferlens.storage.StoreOptions;
+import io.inferlens.storage.TimeSeriesStore;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntToDoubleFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The engine over a real store: vLLM- and DCGM-shaped series written as a scraper would (15 s
+ * apart, cumulative histograms), diagnosed for past ranges — data backfilled now for yesterday
+ * included — and model versions compared on one instance.
+ */
+class DiagnosisEngineTest {
+
+  static final long STEP = 15_000;
+  static final long NOW = 1_790_000_000_000L;
+  static final long DAY_AGO = NOW - 86_400_000L;
+  static final double[] LE = {0.5, 1, 2, 4, 6, 8, 10, 15, 20, 30, 60};
+  static final AnalysisConfig CONFIG = AnalysisConfig.defaults()
+      .withTiming(STEP, 300_000, 300_000, 1_800_000, 900_000);
+
+  @TempDir Path dir;
+  TimeSeriesStore store;
+  DiagnosisEngine engine;
+
+  @BeforeEach
+  void open() throws Exception {
+    Clock clock = Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC);
+    store = TimeSeriesStore.open(StoreOptions.defaults(dir), clock);
+    engine = new DiagnosisEngine(store, SignalCatalog.load(), TargetConfig.defaults(), CONFIG,
+        clock);
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  /** Writes {@code steps} scrapes of one vLLM engine and its GPU starting at {@code t0}. */
+  void scrapeVllm(String host, String model, long t0, int steps, IntToDoubleFunction e2eSeconds,
+      IntToDoubleFunction waiting, IntToDoubleFunction gpu, IntToDoubleFunction kv,
+      double[] cumulative) throws Exception {
+    List<SeriesWrite> w = new ArrayList<>();
+    String inst = host + ":8000";
+    long[] ts = new long[steps];
+    for (int i = 0; i < steps; i++) {
+      ts[i] = t0 + i * STEP;
+    }
+    // 30 requests a scrape, all at the step's latency: cumulative buckets with le >= latency grow.
+    double[][] buckets = new double[LE.length + 1][steps];
+    double[] count = new double[steps];
+    double[] sum = new double[steps];
+    double[] success = new double[steps];
+    for (int i = 0; i < steps; i++) {
+      double lat = e2eSeconds.applyAsDouble(i);
+      cumulative[LE.length + 1] += 30;
+      cumulative[LE.length + 2] += 30 * lat;
+      for (int b = 0; b <= LE.length; b++) {
+        if (b == LE.length || lat <= LE[b]) {
+          cumulative[b] += 30;
+        }
+        buckets[b][i] = cumulative[b];
+      }
+      count[i] = cumulative[LE.length + 1];
+      sum[i] = cumulative[LE.length + 2];
+      success[i] = count[i];
+    }
+    for (int b = 0; b <= LE.length; b++) {
+      String le = b == LE.length ? "+Inf" : Double.toString(LE[b]);
+      w.add(series(ts, buckets[b], "__name__", "vllm:e2e_request_latency_seconds_bucket", "job",
+          "vllm", "instance", inst, "model_name", model, "engine", "0", "le", le));
+    }
+    w.add(series(ts, count, "__name__", "vllm:e2e_request_latency_seconds_count", "job", "vllm",
+        "instance", inst, "model_name", model, "engine", "0"));
+    w.add(series(ts, sum, "__name__", "vllm:e2e_request_latency_seconds_sum", "job", "vllm",
+        "instance", inst, "model_name", model, "engine", "0"));
+    w.add(series(ts, success, "__name__", "vllm:request_success_total", "job", "vllm",
+        "instance", inst, "model_name", model, "engine", "0", "finished_reason", "stop"));
+    w.add(series(ts, fn(steps, waiting), "__name__", "vllm:num_requests_waiting", "job", "vllm",
+        "instance", inst, "model_name", model, "engine", "0"));
+    w.add(series(ts, fn(steps, i -> 40), "__name__", "vllm:num_requests_running", "job", "vllm",
+        "instance", inst, "model_name", model, "engine", "0"));
+    w.add(series(ts, fn(steps, kv), "__name__", "vllm:kv_cache_usage_perc", "job", "vllm",
+        "instance", inst, "model_name", model, "engine", "0"));
+    w.add(series(ts, fn(steps, gpu), "__name__", "DCGM_FI_DEV_GPU_UTIL", "job", "dcgm",
+        "instance", host + ":9400", "gpu", "0", "Hostname", host));
+    assertThat(store.append(w).rejectedCount()).isZero();
+  }
+
+  static double[] fn(int steps, IntToDoubleFunction f) {
+    double[] v = new double[steps];
+    for (int i = 0; i < steps; i++) {
+      v[i] = f.applyAsDouble(i);
+    }
+    return v;
+  }
+
+  static SeriesWrite series(long[] ts, double[] values, String... labels) {
+    long[] bits = new long[values.length];
+    for (int i = 0; i < bits.length; i++) {
+      bits[i] = Double.doubleToRawLongBits(values[i]);
+    }
+    return new SeriesWrite(LabelSet.of(labels), ts, bits, ts.length);
+  }
+
+  @Test
+  void backfilledHistoryIsDiagnosedForItsOwnTimeRange() throws Exception {
+    // Yesterday: an hour healthy, then an hour saturated. Written now, as a backfill.
+    scrapeVllm("a", "m1", DAY_AGO, 480, i -> i < 240 ? 2.5 : 12, i -> i < 240 ? 0 : 20,
+        i -> i < 240 ? 50 : 99, i -> i < 240 ? 0.3 : 0.95, new double[LE.length + 3]);
+    List<Diagnosis> ds = engine.diagnoses(DAY_AGO, DAY_AGO + 480 * STEP, List.of());
+    assertThat(ds).extracting(Diagnosis::cause).containsExactly(Cause.CAPACITY_EXHAUSTED);
+    Diagnosis d = ds.get(0);
+    assertThat(d.startMs()).isBetween(DAY_AGO + 240 * STEP, DAY_AGO + 280 * STEP);
+    assertThat(d.target()).containsEntry("instance", "a:8000").containsEntry("model_name", "m1");
+    ChainLayer resource = d.chain().get(2);
+    assertThat(resource.verdict()).isEqualTo("saturated");
+    assertThat(resource.evidence()).extracting(Evidence::signal).contains("gpu_util",
+        "kv_cache_usage");
+    // The same range asked today, after more data arrived, gives the same answer; a range that
+    // ends before the problem gives none.
+    assertThat(engine.diagnoses(DAY_AGO, DAY_AGO + 200 * STEP, List.of())).isEmpty();
+  }
+
+  @Test
+  void matchSelectorsFilterTargets() throws Exception {
+    scrapeVllm("a", "m1", DAY_AGO, 480, i -> i < 240 ? 2.5 : 12, i -> i < 240 ? 0 : 20,
+        i -> i < 240 ? 50 : 99, i -> 0.5, new double[LE.length + 3]);
+    assertThat(engine.diagnoses(DAY_AGO, DAY_AGO + 480 * STEP,
+        List.of(List.of(Matcher.eq("model_name", "other"))))).isEmpty();
+    assertThat(engine.diagnoses(DAY_AGO, DAY_AGO + 480 * STEP,
+        List.of(List.of(Matcher.re("instance", "a:.*"))))).hasSize(1);
+  }
+
+  @Test
+  void slowerNewModelOnTheSameInstanceIsAVersionRegression() throws Exception {
+    double[] cumulative = new double[LE.length + 3];
+    scrapeVllm("b", "m1", DAY_AGO, 240, i -> 3, i -> 0, i -> 50, i -> 0.3, cumulative);
+    // The new model restarts the engine: counters start again from zero.
+    scrapeVllm("b", "m2", DAY_AGO + 240 * STEP, 240, i -> 5.5, i -> 0, i -> 50, i -> 0.3,
+        new double[LE.length + 3]);
+    List<Target> targets = engine.targets(DAY_AGO, DAY_AGO + 480 * STEP);
+    assertThat(targets).hasSize(2);
+    List<Diagnosis> ds = engine.diagnoses(DAY_AGO, DAY_AGO + 480 * STEP, List.of());
+    assertThat(ds).as(ds.toString()).extracting(Diagnosis::cause)
+        .containsExactly(Cause.VERSION_REGRESSION);
+    assertThat(ds.get(0).target()).containsEntry("model_name", "m2");
+    assertThat(ds.get(0).summary()).contains("m2").contains("slower");
+  }
+
+  @Test
+  void healthyDayHasNoDiagnosisAndResolvesThresholdsFromBaselines() throws Exception {
+    scrapeVllm("c", "m1", DAY_AGO, 480, i -> 2.5 + 0.2 * Math.sin(i), i -> 0, i -> 50,
+        i -> 0.3, new double[LE.length + 3]);
+    assertThat(engine.diagnoses(DAY_AGO, DAY_AGO + 480 * STEP, List.of())).isEmpty();
+    Target t = engine.targets(DAY_AGO, DAY_AGO + 480 * STEP).get(0);
+    DiagnosisEngine.TargetAnalysis a = engine.analyze(t, DAY_AGO + 300 * STEP,
+        DAY_AGO + 480 * STEP, 0);
+    double[] thr = a.result().thresholds().get(Indicator.E2E_P95);
+    double[] base = a.result().baselines().get(Indicator.E2E_P95);
+    int last = thr.length - 1;
+    assertThat(base[last]).isBetween(2.0, 4.0);
+    assertThat(thr[last]).isCloseTo(1.5 * base[last], org.assertj.core.data.Offset.offset(1e-9));
+  }
+}
