@@ -143,6 +143,12 @@ public final class Main implements Runnable {
         System.err.println("inferlens serve: cannot open the store in " + dataDir + ": "
             + e.getMessage());
         return 1;
+      } catch (java.util.concurrent.CompletionException e) {
+        // Binding failed (address in use, not local): one line, not a stack trace.
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        System.err.println("inferlens serve: cannot listen on " + listen + ": "
+            + cause.getMessage());
+        return 1;
       }
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {

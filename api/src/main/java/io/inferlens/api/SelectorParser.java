@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * Parses a PromQL series selector as used in {@code match[]} parameters:
  * {@code metric_name}, {@code metric_name{label="v", other=~"re"}}, {@code {__name__=~"vllm:.*"}}.
- * Strings may use double quotes, single quotes (both with Go escapes) or backticks (raw).
+ * Strings may use double quotes, single quotes (both with Go escapes) or backticks (raw). Names
+ * that are not identifiers can be quoted as in Prometheus 3: {@code {"my metric", "a b"="v"}}.
  * Metric names may contain colons (vLLM's {@code vllm:num_requests_waiting}).
  *
  * <p>Source: the PromQL grammar for vector selectors (prometheus/promql/parser), restricted to
@@ -65,7 +66,22 @@ public final class SelectorParser {
       pos++;
       skipSpace();
       while (pos < text.length() && text.charAt(pos) != '}') {
-        String name = readName(false);
+        String name;
+        if (text.charAt(pos) == '"' || text.charAt(pos) == '\'' || text.charAt(pos) == '`') {
+          // Prometheus 3 UTF-8 names: {"metric name"} or {"label name"="v"}.
+          name = readString();
+          skipSpace();
+          if (pos >= text.length() || text.charAt(pos) == ',' || text.charAt(pos) == '}') {
+            out.add(Matcher.eq("__name__", name));
+            if (pos < text.length() && text.charAt(pos) == ',') {
+              pos++;
+              skipSpace();
+            }
+            continue;
+          }
+        } else {
+          name = readName(false);
+        }
         skipSpace();
         Matcher.Type type = readOp();
         skipSpace();

@@ -15,6 +15,9 @@ import java.time.format.DateTimeParseException;
  */
 public record TimeParams(long startMs, long endMs) {
 
+  /** Largest accepted Unix time in seconds: 1e11 s is the year 5138, so bigger is milliseconds. */
+  private static final BigDecimal MAX_SECONDS = new BigDecimal("1e11");
+
   /** Default lookback when {@code start} is absent: 6 hours, in milliseconds. */
   public static final long DEFAULT_LOOKBACK_MS = 6 * 3_600_000L;
 
@@ -45,8 +48,12 @@ public record TimeParams(long startMs, long endMs) {
    */
   public static long parseTimeMs(String param, String value) {
     try {
-      return new BigDecimal(value).movePointRight(3).setScale(0, java.math.RoundingMode.FLOOR)
-          .longValueExact();
+      BigDecimal seconds = new BigDecimal(value);
+      if (seconds.abs().compareTo(MAX_SECONDS) > 0) {
+        throw new IllegalArgumentException("invalid parameter " + param + " \"" + value
+            + "\": Unix time in seconds expected (this looks like milliseconds or is out of range)");
+      }
+      return seconds.movePointRight(3).setScale(0, java.math.RoundingMode.FLOOR).longValueExact();
     } catch (NumberFormatException | ArithmeticException e) {
       try {
         return OffsetDateTime.parse(value).toInstant().toEpochMilli();

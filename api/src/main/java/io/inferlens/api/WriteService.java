@@ -2,6 +2,7 @@ package io.inferlens.api;
 
 import com.linecorp.armeria.common.AggregatedHttpRequest;
 import com.linecorp.armeria.common.HttpHeaderNames;
+import com.linecorp.armeria.common.HttpMethod;
 import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
@@ -44,6 +45,19 @@ public final class WriteService implements HttpService {
 
   @Override
   public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
+    if (req.method() != HttpMethod.POST) {
+      metrics.writeRequest(HttpStatus.METHOD_NOT_ALLOWED.code());
+      return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED, MediaType.PLAIN_TEXT_UTF_8,
+          "remote write takes POST, not " + req.method() + "\n");
+    }
+    long declared = req.headers().contentLength();
+    long cap = ctx.maxRequestLength();
+    if (cap > 0 && declared > cap) {
+      // Say which limit, before Armeria reads the body only to refuse it generically.
+      metrics.writeRequest(HttpStatus.REQUEST_ENTITY_TOO_LARGE.code());
+      return HttpResponse.of(HttpStatus.REQUEST_ENTITY_TOO_LARGE, MediaType.PLAIN_TEXT_UTF_8,
+          "body of " + declared + " bytes exceeds --max-request-bytes " + cap + "\n");
+    }
     return HttpResponse.of(req.aggregate().thenApplyAsync(this::handle, ctx.blockingTaskExecutor()));
   }
 

@@ -41,8 +41,9 @@ class QueryApiTest {
             new double[] {3, 0.1 + 0.2}),
         series(new String[] {"__name__", "vllm:num_requests_waiting", "instance", "b:8000",
             "model_name", "qwen"}, NOW - 15_000, 5),
-        series(new String[] {"__name__", "old_metric", "region", "eu"}, OLD, 1))).statusCode())
-        .isEqualTo(204);
+        series(new String[] {"__name__", "old_metric", "region", "eu"}, OLD, 1),
+        series(new String[] {"__name__", "odd name{x", "k", "x".repeat(40)}, NOW - 15_000, 1)))
+        .statusCode()).isEqualTo(204);
   }
 
   @AfterAll
@@ -65,18 +66,39 @@ class QueryApiTest {
   }
 
   @Test
+  void quotedNamesSelectSeriesWhoseNamesAreNotIdentifiers() throws Exception {
+    JsonNode data = json("/api/v1/series?match[]=" + enc("{\"odd name{x\"}"));
+    assertThat(data).hasSize(1);
+    assertThat(data.get(0).get("__name__").asText()).isEqualTo("odd name{x");
+  }
+
+  @Test
+  void pathologicalRegexAnswersInsteadOfBacktrackingForever() throws Exception {
+    // (x+x+)+y on 40 x's takes java.util.regex ~2^40 steps; RE2 is linear.
+    JsonNode data = json("/api/v1/series?match[]=" + enc("{k=~\"(x+x+)+y\"}"));
+    assertThat(data).isEmpty();
+  }
+
+  @Test
+  void millisecondsWhereSecondsBelongAreNamed() {
+    HttpResponse<String> r = get(base.resolve("/api/v1/series?match[]=up&start=" + NOW));
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).contains("seconds");
+  }
+
+  @Test
   void labelNamesDefaultToTheLastSixHours() throws Exception {
     assertThat(texts(json("/api/v1/labels")))
-        .containsExactly("__name__", "instance", "model_name");
+        .containsExactly("__name__", "instance", "k", "model_name");
     assertThat(texts(json("/api/v1/labels?start=" + (OLD / 1000 - 60))))
-        .containsExactly("__name__", "instance", "model_name", "region");
+        .containsExactly("__name__", "instance", "k", "model_name", "region");
   }
 
   @Test
   void labelValuesHonourMatchers() throws Exception {
     assertThat(texts(json("/api/v1/label/instance/values"))).containsExactly("a:8000", "b:8000");
     assertThat(texts(json("/api/v1/label/__name__/values?start=" + (OLD / 1000 - 60))))
-        .containsExactly("old_metric", "vllm:num_requests_waiting");
+        .containsExactly("odd name{x", "old_metric", "vllm:num_requests_waiting");
     assertThat(texts(json("/api/v1/label/instance/values?match[]="
         + enc("{instance=~\"a.*\"}")))).containsExactly("a:8000");
   }

@@ -238,6 +238,13 @@ class WriteEndpointTest {
   }
 
   @Test
+  void getOnTheWriteEndpointIs405() {
+    HttpResponse<String> r = Requests.get(base.resolve("/api/v1/write"));
+    assertThat(r.statusCode()).isEqualTo(405);
+    assertThat(r.body()).contains("POST");
+  }
+
+  @Test
   void healthAndReadiness() {
     assertThat(Requests.get(base.resolve("/-/healthy")).statusCode()).isEqualTo(200);
     assertThat(Requests.get(base.resolve("/-/ready")).statusCode()).isEqualTo(200);

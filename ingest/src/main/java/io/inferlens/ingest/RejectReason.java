@@ -8,6 +8,8 @@ package io.inferlens.ingest;
 public enum RejectReason {
   /** A label name appears twice in one series, e.g. {@code zone="a", zone="b"}. */
   DUPLICATE_LABEL_NAME("duplicate_label_name"),
+  /** A label name or value is not valid UTF-8 (protobuf {@code string} fields must be). */
+  INVALID_UTF8("invalid_utf8"),
   /** A label with an empty name. */
   EMPTY_LABEL_NAME("empty_label_name"),
   /** No {@code __name__} label with a non-empty value. */

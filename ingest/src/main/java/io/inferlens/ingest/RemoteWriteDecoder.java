@@ -54,7 +54,8 @@ import java.util.Map;
  * and histograms is a no-op: nothing to store, nothing validated.
  *
  * <p>A body that is not a WriteRequest (truncated, bad wire type, length past the end, invalid
- * UTF-8 in a label) fails the whole request with {@link Kind#BAD_REQUEST} naming the byte offset.
+ * framing) fails the whole request with {@link Kind#BAD_REQUEST} naming the byte offset; a label
+ * that is not valid UTF-8 rejects only its series.
  *
  * <p>Thread safety: <b>not thread safe</b>. An instance reuses growable flat arrays (label
  * scratch, sample scratch, decompression buffer) and a label string cache between calls; use one
@@ -105,6 +106,8 @@ public final class RemoteWriteDecoder {
   private long nowMs;
   private List<SeriesWrite> valid;
   private String firstError;
+  /** The current series has a label string that is not UTF-8: it is rejected, not the request. */
+  private boolean invalidUtf8;
   private long seriesRejected;
   private long seriesCount;
   private long samplesAccepted;
@@ -194,6 +197,7 @@ public final class RemoteWriteDecoder {
 
   private void readTimeSeries(CodedInputStream in) throws IOException {
     labelCount = 0;
+    invalidUtf8 = false;
     sampleCount = 0;
     histogramCount = 0;
     while (true) {
@@ -251,7 +255,10 @@ public final class RemoteWriteDecoder {
     int pos = bufOffset + in.getTotalBytesRead();
     String s = strings.get(buf, pos, len);
     if (s == null) {
-      throw new InvalidProtocolBufferException("label string is not valid UTF-8");
+      // The framing is intact, so only this series is bad: keep a readable form (U+FFFD for the
+      // bad bytes) for the error message and reject the series when it ends.
+      invalidUtf8 = true;
+      s = new String(buf, pos, len, java.nio.charset.StandardCharsets.UTF_8);
     }
     in.skipRawBytes(len);
     return s;
@@ -332,6 +339,10 @@ public final class RemoteWriteDecoder {
 
   /** @return null if the labels are valid, else the error already recorded */
   private String checkLabels() {
+    if (invalidUtf8) {
+      return reject(RejectReason.INVALID_UTF8, "series " + seriesText()
+          + ": a label name or value is not valid UTF-8 (invalid bytes shown as \uFFFD)");
+    }
     boolean hasName = false;
     boolean sorted = true;
     for (int i = 0; i < labelCount; i++) {

@@ -68,8 +68,7 @@ public final class RemoteWriteHandler {
     if (first == null && appended.rejectedCount() > 0) {
       first = appended.rejections().isEmpty()
           ? appended.rejectedCount() + " samples conflict with stored samples"
-          : "series " + appended.rejections().get(0).series() + ": "
-              + appended.rejections().get(0).reason();
+          : withSeries(appended.rejections().get(0));
       moreSamples--;
     }
     String message = null;
@@ -92,5 +91,11 @@ public final class RemoteWriteHandler {
     }
     return new WriteOutcome(message == null, message, appended.samplesAppended(),
         appended.samplesDuplicate(), appended.seriesCreated(), rejected, decoded.metadataCount());
+  }
+
+  /** The rejection's reason, prefixed with its series unless the store already named it. */
+  private static String withSeries(AppendResult.Rejection r) {
+    String prefix = "series " + r.series() + ": ";
+    return r.reason().startsWith(prefix) ? r.reason() : prefix + r.reason();
   }
 }

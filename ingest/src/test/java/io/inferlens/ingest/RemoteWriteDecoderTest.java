@@ -188,8 +188,6 @@ class RemoteWriteDecoderTest {
         Arguments.of("truncated message", Arrays.copyOf(good, good.length - 2)),
         Arguments.of("wire type 7", new byte[] {0x0f}),
         Arguments.of("length past the end", new byte[] {0x0a, 0x7f, 0x0a}),
-        Arguments.of("invalid UTF-8 in a label",
-            asField(1, asField(1, asField(1, new byte[] {(byte) 0xc3, 0x28})))),
         Arguments.of("field number 0", new byte[] {0x00, 0x01}));
   }
 
@@ -202,6 +200,19 @@ class RemoteWriteDecoderTest {
     assertThat(e.kind()).isEqualTo(Kind.BAD_REQUEST);
     assertThat(e.getMessage()).contains("not a valid remote write 1.0 WriteRequest")
         .contains("byte offset");
+  }
+
+  @Test
+  void invalidUtf8RejectsOnlyItsSeries() throws Exception {
+    byte[] good = series("__name__", "good").addSamples(sample(NOW_MS, 1)).build().toByteArray();
+    byte[] badLabel = concat(asField(1, "__name__".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+        asField(2, new byte[] {'b', (byte) 0xc3, 0x28}));
+    byte[] bad = concat(asField(1, badLabel), asField(2, sample(NOW_MS, 2).toByteArray()));
+    DecodedWrite d = decoder.decodeSnappy(snappy(concat(asField(1, good), asField(1, bad))));
+    assertThat(d.valid()).extracting(SeriesWrite::labels)
+        .containsExactly(LabelSet.of("__name__", "good"));
+    assertThat(d.firstError()).contains("not valid UTF-8").contains("__name__");
+    assertThat(d.rejectedByReason()).containsEntry("invalid_utf8", 1L);
   }
 
   @Test

@@ -1,16 +1,17 @@
 package io.inferlens.storage;
 
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import java.util.Objects;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * A label matcher as in PromQL: {@code name=value}, {@code name!=value}, {@code name=~regex},
  * {@code name!~regex}. Regexes are fully anchored (PromQL wraps them as {@code ^(?:re)$}); an
  * absent label matches as the empty string, so {@code foo=""} selects series without {@code foo}.
  *
- * <p>Java's regex dialect is close to Go's RE2 for the expressions people write in selectors;
- * RE2-only syntax is rejected with {@link IllegalArgumentException} at construction.
+ * <p>Regexes use RE2 syntax and semantics, as PromQL does (Go's {@code regexp}), through RE2/J:
+ * matching takes time linear in the input, so a pathological pattern such as
+ * {@code (x+x+)+y} cannot stall a query (java.util.regex backtracks exponentially on it).
  *
  * <p>Thread safety: immutable.
  */
@@ -63,7 +64,8 @@ public final class Matcher {
         this.pattern = Pattern.compile("^(?:" + value + ")$", Pattern.DOTALL);
       } catch (PatternSyntaxException e) {
         throw new IllegalArgumentException(
-            "invalid regex in matcher " + this + ": " + e.getDescription(), e);
+            "invalid regex in matcher " + name + type.op() + "\"" + value + "\": "
+                + e.getDescription(), e);
       }
     } else {
       this.pattern = null;
