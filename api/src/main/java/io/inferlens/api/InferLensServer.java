@@ -7,7 +7,6 @@ import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.catalog.SignalCatalog;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
-import io.inferlens.analysis.target.TargetConfig;
 import io.inferlens.ingest.IngestLimits;
 import io.inferlens.ingest.RemoteWriteHandler;
 import io.inferlens.storage.StorageException;
@@ -57,7 +56,7 @@ public final class InferLensServer implements AutoCloseable {
     this.metrics = new SelfMetrics(registry, store);
     SignalCatalog catalog = config.catalogFile() == null ? SignalCatalog.load()
         : SignalCatalog.load(config.catalogFile());
-    this.engine = new DiagnosisEngine(store, catalog, TargetConfig.defaults(), config.analysis(),
+    this.engine = new DiagnosisEngine(store, catalog, config.targets(), config.analysis(),
         clock);
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "inferlens-retention");
