@@ -470,7 +470,12 @@ public final class Diagnoser {
     private BaselineHistogram current;
     private long currentBlock = Long.MIN_VALUE;
 
+    /** The window's baseline, computed once per block: NaN until enough history. */
+    private double cachedBaseline = Double.NaN;
+    private boolean cacheValid;
+
     void advance(long block, long blockMs) {
+      cacheValid = false;
       if (current != null) {
         window.addAll(current);
         blocks.addLast(current);
@@ -492,10 +497,13 @@ public final class Diagnoser {
     }
 
     double baseline(long stepMs, long minHistoryMs) {
-      if (window.count() * stepMs < minHistoryMs) {
-        return Double.NaN;
+      // The window changes only at block boundaries: one quantile per block, not per step.
+      if (!cacheValid) {
+        cachedBaseline = window.count() * stepMs < minHistoryMs ? Double.NaN
+            : window.quantile(0.95);
+        cacheValid = true;
       }
-      return window.quantile(0.95);
+      return cachedBaseline;
     }
   }
 }

@@ -135,7 +135,7 @@ public final class DiagnosisEngine {
     long evalStart = Math.floorDiv(historyStart, step) * step;
     long now = clock.millis();
     IndicatorFrame frame = new IndicatorEvaluator(config).evaluate(store, signals, evalStart,
-        endMs, step, now, cache, cacheKey(target, signals));
+        endMs, step, now, cache, cacheKey(target, signals), startMs);
     int reportFrom = (int) Math.min(frame.steps(), (startMs - evalStart + step - 1) / step);
     // Trim leading history without any data: it carries no baseline.
     Diagnoser.Result result = new Diagnoser(config).diagnose(frame, reportFrom, target.id(),

@@ -40,8 +40,12 @@ public final class IndicatorEvaluator {
    */
   static final long DELIVERY_SLACK_MS = 30_000;
 
-  /** Chunk length in steps, under Prometheus's 11,000-point limit that StepRange enforces. */
-  private static final int CHUNK_STEPS = 10_000;
+  /**
+   * Chunk length in steps: 960 steps are 4 h at the default 15 s step, so the newest, not yet
+   * cacheable chunk re-reads at most 4 h of samples per request, while 30 days are ~180 cached
+   * chunks per target. Under StepRange's 11,000-point limit.
+   */
+  static final int CHUNK_STEPS = 960;
 
   private final AnalysisConfig config;
 
@@ -62,7 +66,7 @@ public final class IndicatorEvaluator {
    */
   public IndicatorFrame evaluate(TimeSeriesStore store, Map<Signal, ResolvedSignal> signals,
       long startMs, long endMs, long stepMs, long nowMs) throws StorageException {
-    return evaluate(store, signals, startMs, endMs, stepMs, nowMs, null, null);
+    return evaluate(store, signals, startMs, endMs, stepMs, nowMs, null, null, startMs);
   }
 
   /**
@@ -74,12 +78,14 @@ public final class IndicatorEvaluator {
    * @param cache the cache, or null to evaluate everything
    * @param cacheKey identifies the target and the metrics its signals resolved to; null disables
    *     the cache
+   * @param gapsFromMs monitoring gaps are looked for from here on, ms (the reported range: gaps
+   *     in older history only matter as missing data, which the frame has anyway)
    * @return the frame
    * @throws StorageException if the store fails
    */
   public IndicatorFrame evaluate(TimeSeriesStore store, Map<Signal, ResolvedSignal> signals,
-      long startMs, long endMs, long stepMs, long nowMs, FrameCache cache, String cacheKey)
-      throws StorageException {
+      long startMs, long endMs, long stepMs, long nowMs, FrameCache cache, String cacheKey,
+      long gapsFromMs) throws StorageException {
     int steps = (int) ((endMs - startMs) / stepMs) + 1;
     IndicatorFrame frame = new IndicatorFrame(startMs, stepMs, steps);
     Map<Indicator, double[]> all = new java.util.EnumMap<>(Indicator.class);
@@ -135,7 +141,7 @@ public final class IndicatorEvaluator {
     ResolvedSignal heartbeat = signals.containsKey(Signal.WAITING) ? signals.get(Signal.WAITING)
         : signals.containsKey(Signal.RUNNING) ? signals.get(Signal.RUNNING) : null;
     if (heartbeat != null) {
-      markGaps(store, heartbeat, frame, Math.min(endMs, nowMs));
+      markGaps(store, heartbeat, frame, Math.max(startMs, gapsFromMs), Math.min(endMs, nowMs));
     }
     return frame;
   }
@@ -356,10 +362,9 @@ public final class IndicatorEvaluator {
   }
 
   private void markGaps(TimeSeriesStore store, ResolvedSignal heartbeat, IndicatorFrame frame,
-      long untilMs) throws StorageException {
+      long fromMs, long untilMs) throws StorageException {
     long lastStep = frame.timeMs(frame.steps() - 1);
-    List<Series> series = store.select(heartbeat.matchers(), frame.startMs() - 10 * 60_000L,
-        lastStep);
+    List<Series> series = store.select(heartbeat.matchers(), fromMs - 10 * 60_000L, lastStep);
     // Merge all live (non-stale) sample timestamps of the heartbeat series.
     long[] ts = series.stream().flatMapToLong(s -> {
       long[] live = new long[s.size()];
