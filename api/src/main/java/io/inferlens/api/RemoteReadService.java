@@ -31,6 +31,8 @@ import io.inferlens.storage.Series;
 import io.inferlens.storage.StorageException;
 import io.inferlens.storage.TimeSeriesStore;
 import io.inferlens.storage.chunk.XorChunk;
+import io.inferlens.ingest.IngestException;
+import io.inferlens.ingest.SnappyBlock;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,24 +142,26 @@ public final class RemoteReadService implements HttpService {
     }
   }
 
-  /** Snappy block, then protobuf; the declared decoded length is checked before allocating. */
+  /**
+   * Snappy block, then protobuf; the compressed size and the declared decoded length are checked
+   * against {@code --max-request-bytes} before anything is allocated (ingest's
+   * {@link SnappyBlock}, shared with remote write).
+   */
   private ReadRequest decode(byte[] body) throws RemoteReadException {
     if (body.length == 0) {
       throw bad("empty body: remote read expects a snappy-compressed prometheus.ReadRequest");
     }
     byte[] raw;
     try {
-      long decodedLength = Snappy.uncompressedLength(body);
-      if (decodedLength > maxRequestBytes) {
-        throw new RemoteReadException(RemoteReadException.Kind.TOO_LARGE, "snappy body declares "
-            + decodedLength + " decoded bytes, over --max-request-bytes " + maxRequestBytes);
+      int declared = SnappyBlock.checkDeclaredLength(body, maxRequestBytes);
+      raw = new byte[declared];
+      SnappyBlock.uncompress(body, declared, raw);
+    } catch (IngestException e) {
+      if (e.kind() == IngestException.Kind.PAYLOAD_TOO_LARGE) {
+        throw new RemoteReadException(RemoteReadException.Kind.TOO_LARGE,
+            e.getMessage() + " (--max-request-bytes)");
       }
-      if (!Snappy.isValidCompressedBuffer(body)) {
-        throw bad("body is not snappy block compressed");
-      }
-      raw = Snappy.uncompress(body);
-    } catch (IOException e) {
-      throw bad("body is not snappy block compressed: " + e.getMessage());
+      throw bad(e.getMessage());
     }
     try {
       return ReadRequest.parseFrom(raw);
