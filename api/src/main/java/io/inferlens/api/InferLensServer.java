@@ -108,7 +108,7 @@ public final class InferLensServer implements AutoCloseable {
         config.maxFutureMs(), clock);
     sb.service("/api/v1/write", new WriteService(new RemoteWriteHandler(store, limits), metrics));
     sb.service("/api/v1/read", new RemoteReadService(store, config.maxRequestBytes(),
-        config.maxReadSeries(), config.maxReadBytes()));
+        config.maxReadSeries(), config.maxReadBytes(), metrics));
     new PrometheusApi(store, clock).bind(sb);
     new AnalysisApi(engine, clock).bind(sb);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,

@@ -96,15 +96,18 @@ public final class RemoteReadService implements HttpService {
   private final long maxRequestBytes;
   private final long maxReadSeries;
   private final long maxReadBytes;
+  private final SelfMetrics metrics;
 
   /**
    * @param store the store to read
    * @param maxRequestBytes cap on the request body, compressed and decoded, in bytes
    * @param maxReadSeries most series one query may select
    * @param maxReadBytes largest response, in bytes (uncompressed ReadResponse, or sum of frames)
+   * @param metrics where requests are counted by response type and status
    */
   public RemoteReadService(TimeSeriesStore store, long maxRequestBytes, long maxReadSeries,
-      long maxReadBytes) {
+      long maxReadBytes, SelfMetrics metrics) {
+    this.metrics = metrics;
     this.store = store;
     this.maxRequestBytes = maxRequestBytes;
     this.maxReadSeries = maxReadSeries;
@@ -114,12 +117,14 @@ public final class RemoteReadService implements HttpService {
   @Override
   public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
     if (req.method() != HttpMethod.POST) {
+      metrics.readRequest("none", HttpStatus.METHOD_NOT_ALLOWED.code());
       return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED, MediaType.PLAIN_TEXT_UTF_8,
           "remote read takes POST, not " + req.method() + "\n");
     }
     long declared = req.headers().contentLength();
     long cap = ctx.maxRequestLength();
     if (cap > 0 && declared > cap) {
+      metrics.readRequest("none", HttpStatus.REQUEST_ENTITY_TOO_LARGE.code());
       return text(HttpStatus.REQUEST_ENTITY_TOO_LARGE,
           "body of " + declared + " bytes exceeds --max-request-bytes " + cap);
     }
@@ -127,18 +132,27 @@ public final class RemoteReadService implements HttpService {
   }
 
   private HttpResponse handle(AggregatedHttpRequest req) {
+    String type = "none";
+    HttpStatus status = HttpStatus.OK;
     try {
       ReadRequest read = decode(req.content().array());
-      return respond(read, negotiate(read));
+      boolean streamed = negotiate(read);
+      type = streamed ? "streamed_xor_chunks" : "samples";
+      return respond(read, streamed);
     } catch (RemoteReadException e) {
-      return text(ErrorMapping.status(e.kind()), e.getMessage());
+      status = ErrorMapping.status(e.kind());
+      return text(status, e.getMessage());
     } catch (StorageException e) {
       log.error("remote read failed in the store", e);
-      return text(HttpStatus.SERVICE_UNAVAILABLE, "storage failure: " + e.getMessage());
+      status = HttpStatus.SERVICE_UNAVAILABLE;
+      return text(status, "storage failure: " + e.getMessage());
     } catch (RuntimeException e) {
       // A bug, not bad input.
       log.error("unexpected error while answering remote read", e);
-      return text(HttpStatus.INTERNAL_SERVER_ERROR, "internal error: " + e);
+      status = HttpStatus.INTERNAL_SERVER_ERROR;
+      return text(status, "internal error: " + e);
+    } finally {
+      metrics.readRequest(type, status.code());
     }
   }
 
