@@ -193,6 +193,12 @@ class RemoteReadTest {
 
   /** Samples of every series in the frames of one query, series key → (timestamps, bits). */
   static Map<String, long[][]> decodeChunks(List<ChunkedReadResponse> frames, long queryIndex) {
+    return decodeChunks(frames, queryIndex, XorChunk.MAX_SAMPLES);
+  }
+
+  /** As above, for chunks of up to {@code maxPerChunk} samples (Prometheus's run a little over). */
+  static Map<String, long[][]> decodeChunks(List<ChunkedReadResponse> frames, long queryIndex,
+      int maxPerChunk) {
     Map<String, List<long[]>> acc = new LinkedHashMap<>();
     for (ChunkedReadResponse f : frames) {
       if (f.getQueryIndex() != queryIndex) {
@@ -204,7 +210,7 @@ class RemoteReadTest {
         for (Chunk c : cs.getChunksList()) {
           assertThat(c.getType()).isEqualTo(Chunk.Encoding.XOR);
           XorChunk.Samples s = XorChunk.decode(c.getData().toByteArray());
-          assertThat(s.size()).isBetween(1, XorChunk.MAX_SAMPLES);
+          assertThat(s.size()).isBetween(1, maxPerChunk);
           assertThat(c.getMinTimeMs()).isEqualTo(s.timestampsMs()[0]);
           assertThat(c.getMaxTimeMs()).isEqualTo(s.timestampsMs()[s.size() - 1]);
           for (int i = 0; i < s.size(); i++) {

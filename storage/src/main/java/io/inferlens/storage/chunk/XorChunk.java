@@ -39,11 +39,16 @@ import java.util.Arrays;
 public final class XorChunk {
 
   /**
-   * Samples per chunk: Prometheus's head cuts float chunks at 120 samples (its default
-   * {@code samplesPerChunk}), which keeps one chunk near 1–2 bytes a sample and bounds a
-   * reader's work per chunk. The 2-byte header could count up to 65535.
+   * Samples per chunk that InferLens sends: Prometheus's head aims at 120 samples a float chunk
+   * (its default {@code samplesPerChunk}), which keeps one chunk near 1–2 bytes a sample and
+   * bounds a reader's work per chunk. Prometheus itself sometimes writes a few more (it spreads
+   * samples evenly over a chunk's time range), so {@link #encode} takes up to
+   * {@link #MAX_ENCODABLE_SAMPLES}.
    */
   public static final int MAX_SAMPLES = 120;
+
+  /** The format's limit: the sample count is a 2-byte unsigned header. */
+  public static final int MAX_ENCODABLE_SAMPLES = 0xFFFF;
 
   /** Bytes of the sample-count header. */
   private static final int HEADER_BYTES = 2;
@@ -56,15 +61,16 @@ public final class XorChunk {
    * @param timestampsMs timestamps in milliseconds, strictly ascending
    * @param valueBits raw IEEE-754 bits of the values, same indexing as {@code timestampsMs}
    * @param from index of the first sample
-   * @param count number of samples, 1 to {@link #MAX_SAMPLES}
+   * @param count number of samples, 1 to {@link #MAX_ENCODABLE_SAMPLES}; InferLens's chunks hold at
+   *     most {@link #MAX_SAMPLES}
    * @return the chunk bytes, exactly as Prometheus's {@code XORChunk.Bytes()} would hold them
    * @throws IllegalArgumentException if {@code count} is out of range, the indexes fall outside the
    *     arrays, or the timestamps are not strictly ascending (delta-of-delta encoding does not
    *     take negative or zero deltas here: the store keeps each timestamp once, in order)
    */
   public static byte[] encode(long[] timestampsMs, long[] valueBits, int from, int count) {
-    if (count < 1 || count > MAX_SAMPLES) {
-      throw new IllegalArgumentException("an XOR chunk holds 1 to " + MAX_SAMPLES
+    if (count < 1 || count > MAX_ENCODABLE_SAMPLES) {
+      throw new IllegalArgumentException("an XOR chunk holds 1 to " + MAX_ENCODABLE_SAMPLES
           + " samples, not " + count);
     }
     if (from < 0 || from + count > timestampsMs.length || from + count > valueBits.length) {

@@ -95,7 +95,7 @@ class XorChunkTest {
   }
 
   @Test
-  void roundTripsOneHundredTwentySamplesAndRefusesMore() {
+  void roundTripsOneHundredTwentySamplesAndRefusesCountsTheHeaderCannotHold() {
     long[] ts = new long[XorChunk.MAX_SAMPLES + 1];
     long[] vs = new long[ts.length];
     for (int i = 0; i < ts.length; i++) {
@@ -107,8 +107,14 @@ class XorChunkTest {
     assertThat(back.size()).isEqualTo(120);
     assertThat(back.timestampsMs()[0]).isEqualTo(ts[1]);
     assertThat(back.valueBits()[119]).isEqualTo(vs[120]);
-    assertThatThrownBy(() -> XorChunk.encode(ts, vs, 0, 121))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 to 120");
+    long[] many = new long[XorChunk.MAX_ENCODABLE_SAMPLES + 1];
+    for (int i = 0; i < many.length; i++) {
+      many[i] = i;
+    }
+    assertRoundTrip(java.util.Arrays.copyOf(many, XorChunk.MAX_ENCODABLE_SAMPLES),
+        new long[XorChunk.MAX_ENCODABLE_SAMPLES]);
+    assertThatThrownBy(() -> XorChunk.encode(many, new long[many.length], 0, many.length))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 to 65535");
     assertThatThrownBy(() -> XorChunk.encode(ts, vs, 0, 0))
         .isInstanceOf(IllegalArgumentException.class);
   }
