@@ -70,9 +70,11 @@ import org.xerial.snappy.Snappy;
  * <p>Series are in Prometheus's label order; values keep their raw bits (stale markers are sent as
  * stored). Limits: a query selecting more than {@code maxReadSeries} series, or a response
  * (uncompressed ReadResponse, or the sum of frames) larger than {@code maxReadBytes}, answers 413
- * naming the limit and the numbers. The whole response is built before the first byte is sent,
- * so a limit is always a clean 413, never a truncated stream; the store's selection already
- * holds every sample in memory, and the encoded response is a fraction of that. Errors are plain
+ * naming the limit and the numbers. A query's series are counted from the index before any of
+ * its samples is read. The whole response is built before the first byte is sent, so a limit is
+ * always a clean 413, never a truncated stream; the store's selection already holds every sample
+ * in memory, and the encoded response is a fraction of that (XOR chunks take 1–2 bytes a sample
+ * against 16 in the selection). Errors are plain
  * text: 400 for a body that is not a snappy {@code ReadRequest}, an invalid matcher or regex, or
  * start after end; 413 for the limits; 405 for other methods; 503 only when the store fails.
  * Decoding and reading run on the blocking task executor.
@@ -107,11 +109,11 @@ public final class RemoteReadService implements HttpService {
    */
   public RemoteReadService(TimeSeriesStore store, long maxRequestBytes, long maxReadSeries,
       long maxReadBytes, SelfMetrics metrics) {
-    this.metrics = metrics;
     this.store = store;
     this.maxRequestBytes = maxRequestBytes;
     this.maxReadSeries = maxReadSeries;
     this.maxReadBytes = maxReadBytes;
+    this.metrics = metrics;
   }
 
   @Override
@@ -236,21 +238,32 @@ public final class RemoteReadService implements HttpService {
     return out;
   }
 
+  /**
+   * Counts the query's series from the index first (no samples read), so a query over the limit
+   * is refused without loading its samples; then reads them.
+   */
   private List<Series> select(int index, Query q, List<Matcher> matchers)
       throws RemoteReadException, StorageException {
-    List<Series> series;
     try {
-      series = store.select(matchers, q.getStartTimestampMs(), q.getEndTimestampMs());
+      int count = store.series(matchers, q.getStartTimestampMs(), q.getEndTimestampMs()).size();
+      if (count > maxReadSeries) {
+        throw new RemoteReadException(RemoteReadException.Kind.TOO_LARGE, "query " + index + " "
+            + matchers + " selects " + count + " series in [" + q.getStartTimestampMs() + ", "
+            + q.getEndTimestampMs() + "] ms, over --max-read-series " + maxReadSeries
+            + "; narrow the matchers or the time range");
+      }
+      List<Series> series =
+          store.select(matchers, q.getStartTimestampMs(), q.getEndTimestampMs());
+      if (series.size() > maxReadSeries) {
+        // samples arrived between the two reads: still refuse rather than exceed the limit
+        throw new RemoteReadException(RemoteReadException.Kind.TOO_LARGE, "query " + index + " "
+            + matchers + " selects " + series.size() + " series, over --max-read-series "
+            + maxReadSeries);
+      }
+      return series;
     } catch (IllegalArgumentException e) {
       throw bad("query " + index + ": " + e.getMessage());
     }
-    if (series.size() > maxReadSeries) {
-      throw new RemoteReadException(RemoteReadException.Kind.TOO_LARGE, "query " + index + " "
-          + matchers + " selects " + series.size() + " series in [" + q.getStartTimestampMs()
-          + ", " + q.getEndTimestampMs() + "] ms, over --max-read-series " + maxReadSeries
-          + "; narrow the matchers or the time range");
-    }
-    return series;
   }
 
   private HttpResponse samples(ReadRequest read, List<List<Matcher>> matchers)
