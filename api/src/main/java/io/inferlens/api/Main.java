@@ -122,6 +122,23 @@ public final class Main implements Runnable {
             + "default thresholds (default: ${DEFAULT-VALUE}).")
     String baselineMinHistory;
 
+    @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
+        paramLabel = "LABEL",
+        description = "Labels whose values define one diagnosed target (default: ${DEFAULT-VALUE}).")
+    java.util.List<String> targetLabels;
+
+    @Option(names = "--gpu-host-labels", defaultValue = "Hostname,hostname", split = ",",
+        paramLabel = "LABEL",
+        description = "Labels of DCGM series compared with the host part of a target's instance "
+            + "to join GPUs to it; else the GPU series' own instance host (default: "
+            + "${DEFAULT-VALUE}).")
+    java.util.List<String> gpuHostLabels;
+
+    @Option(names = "--consumer-group-target", paramLabel = "GROUP=TARGET",
+        description = "Join a Kafka consumer group to a target (its id from /api/v1/targets, or "
+            + "its host) instead of by instance host. Repeatable.")
+    java.util.Map<String, String> consumerGroups = new java.util.LinkedHashMap<>();
+
     @Override
     public Integer call() throws Exception {
       ServerConfig config;
@@ -139,8 +156,11 @@ public final class Main implements Runnable {
                 .withSlos(sloMap);
         config = new ServerConfig(ServerConfig.parseListen(listen), dataDir,
             Units.parseDurationMs(retention), Units.parseBytes(maxRequestBytes),
-            Units.parseDurationMs(maxFuture), walSync, analysis, catalog, maxReadSeries,
-            Units.parseBytes(maxReadBytes));
+            Units.parseDurationMs(maxFuture), walSync, analysis, catalog,
+            io.inferlens.analysis.target.TargetConfig.defaults()
+                .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
+                .withConsumerGroupTargets(consumerGroups))
+            .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes));
         if (catalog != null) {
           io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
         }

@@ -2,6 +2,7 @@ package io.inferlens.api;
 
 import java.net.InetSocketAddress;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
+import io.inferlens.analysis.target.TargetConfig;
 import java.nio.file.Path;
 
 /**
@@ -18,6 +19,7 @@ import java.nio.file.Path;
  *     write survives a crash of the process but not of the machine
  * @param analysis thresholds and time scales of the analysis engine
  * @param catalogFile a user signal catalog that extends the built-in one, or null
+ * @param targets how series group into targets and how GPU and Kafka series join them
  * @param maxReadSeries most series one remote-read query may select; more answers 413 before any
  *     sample is sent (default {@value #DEFAULT_MAX_READ_SERIES})
  * @param maxReadBytes largest remote-read response in bytes: the uncompressed ReadResponse for
@@ -32,6 +34,7 @@ public record ServerConfig(
     boolean walSync,
     AnalysisConfig analysis,
     Path catalogFile,
+    TargetConfig targets,
     long maxReadSeries,
     long maxReadBytes) {
 
@@ -46,16 +49,16 @@ public record ServerConfig(
   /** Everything but the remote-read limits, which take their defaults. */
   public ServerConfig(InetSocketAddress listen, Path dataDir, long retentionMs,
       long maxRequestBytes, long maxFutureMs, boolean walSync, AnalysisConfig analysis,
-      Path catalogFile) {
+      Path catalogFile, TargetConfig targets) {
     this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync, analysis,
-        catalogFile, DEFAULT_MAX_READ_SERIES, DEFAULT_MAX_READ_BYTES);
+        catalogFile, targets, DEFAULT_MAX_READ_SERIES, DEFAULT_MAX_READ_BYTES);
   }
 
   /** The storage and ingest settings with the default analysis configuration. */
   public ServerConfig(InetSocketAddress listen, Path dataDir, long retentionMs,
       long maxRequestBytes, long maxFutureMs, boolean walSync) {
     this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        AnalysisConfig.defaults(), null);
+        AnalysisConfig.defaults(), null, TargetConfig.defaults());
   }
 
   /**
@@ -64,7 +67,7 @@ public record ServerConfig(
    */
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        newAnalysis, catalogFile, maxReadSeries, maxReadBytes);
+        newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes);
   }
 
   /**
@@ -74,7 +77,7 @@ public record ServerConfig(
    */
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, newMaxReadSeries, newMaxReadBytes);
+        analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes);
   }
 
   /** Default retention: 30 days in milliseconds. */
