@@ -24,4 +24,19 @@ public final class ErrorMapping {
         throw new AssertionError("unmapped ingest error kind " + kind);
     }
   }
+
+  /**
+   * @param kind the remote-read error kind
+   * @return 400 or 413; never 5xx, since bad input must not be retried
+   */
+  public static HttpStatus status(RemoteReadException.Kind kind) {
+    switch (kind) {
+      case BAD_REQUEST:
+        return HttpStatus.BAD_REQUEST;
+      case TOO_LARGE:
+        return HttpStatus.REQUEST_ENTITY_TOO_LARGE;
+      default:
+        throw new AssertionError("unmapped remote-read error kind " + kind);
+    }
+  }
 }

@@ -104,8 +104,8 @@ public final class InferLensServer implements AutoCloseable {
   }
 
   /**
-   * Binds every route on {@code sb}: remote write, the Prometheus-style read API, self-metrics and
-   * health checks. Shared by {@code main} and the tests.
+   * Binds every route on {@code sb}: remote write, remote read, the Prometheus-style read API,
+   * self-metrics and health checks. Shared by {@code main} and the tests.
    *
    * @param sb the builder to configure
    */
@@ -118,6 +118,8 @@ public final class InferLensServer implements AutoCloseable {
     IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),
         config.maxFutureMs(), clock);
     sb.service("/api/v1/write", new WriteService(new RemoteWriteHandler(store, limits), metrics));
+    sb.service("/api/v1/read", new RemoteReadService(store, config.maxRequestBytes(),
+        config.maxReadSeries(), config.maxReadBytes(), metrics));
     new PrometheusApi(store, clock).bind(sb);
     new AnalysisApi(engine, clock).bind(sb);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,

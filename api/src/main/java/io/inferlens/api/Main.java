@@ -83,6 +83,17 @@ public final class Main implements Runnable {
             + "(default: ${DEFAULT-VALUE}).")
     boolean walSync;
 
+    @Option(names = "--max-read-series", defaultValue = "10000", paramLabel = "N",
+        description = "Most series one remote-read query (POST /api/v1/read) may select; more "
+            + "gets 413 naming the numbers (default: ${DEFAULT-VALUE}).")
+    long maxReadSeries;
+
+    @Option(names = "--max-read-bytes", defaultValue = "64MiB", paramLabel = "SIZE",
+        description = "Largest remote-read response (uncompressed samples, or the sum of "
+            + "streamed chunk frames); larger gets 413 before anything is sent "
+            + "(default: ${DEFAULT-VALUE}).")
+    String maxReadBytes;
+
     @Option(names = "--catalog", paramLabel = "FILE",
         description = "A JSON signal catalog that adds or overrides metric names per signal "
             + "(same shape as the built-in signals.json).")
@@ -148,7 +159,8 @@ public final class Main implements Runnable {
             Units.parseDurationMs(maxFuture), walSync, analysis, catalog,
             io.inferlens.analysis.target.TargetConfig.defaults()
                 .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
-                .withConsumerGroupTargets(consumerGroups));
+                .withConsumerGroupTargets(consumerGroups))
+            .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes));
         if (catalog != null) {
           io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
         }
@@ -177,7 +189,7 @@ public final class Main implements Runnable {
       }, "inferlens-shutdown"));
       System.out.println("InferLens listening on port " + server.port() + ", data in "
           + dataDir.toAbsolutePath() + "; remote_write URL: http://HOST:" + server.port()
-          + "/api/v1/write");
+          + "/api/v1/write, remote_read URL: http://HOST:" + server.port() + "/api/v1/read");
       stopped.await();
       return 0;
     }

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * {@code inferlens_samples_ingested_total}, {@code inferlens_samples_duplicate_total},
  * {@code inferlens_series_created_total}, {@code inferlens_samples_rejected_total{reason}},
  * {@code inferlens_write_decode_seconds}, {@code inferlens_store_size_bytes},
- * {@code inferlens_store_series}, plus JVM and process metrics.
+ * {@code inferlens_store_series}, {@code inferlens_read_requests_total{type,code}}, plus JVM and
+ * process metrics.
  *
  * <p>Thread safe.
  */
@@ -30,6 +31,7 @@ public final class SelfMetrics implements AutoCloseable {
   private final MeterRegistry registry;
   private final Map<Integer, Counter> requestsByCode = new ConcurrentHashMap<>();
   private final Map<String, Counter> rejectedByReason = new ConcurrentHashMap<>();
+  private final Map<String, Counter> readsByTypeAndCode = new ConcurrentHashMap<>();
   private final Counter samplesIngested;
   private final Counter samplesDuplicate;
   private final Counter seriesCreated;
@@ -84,6 +86,19 @@ public final class SelfMetrics implements AutoCloseable {
     requestsByCode.computeIfAbsent(code, c -> Counter.builder("inferlens.write.requests")
         .description("Remote-write requests by HTTP status code")
         .tag("code", Integer.toString(c)).register(registry)).increment();
+  }
+
+  /**
+   * @param responseType {@code samples}, {@code streamed_xor_chunks}, or {@code none} when the
+   *     request was refused before a type was chosen
+   * @param code the HTTP status answered to a remote-read request
+   */
+  public void readRequest(String responseType, int code) {
+    readsByTypeAndCode.computeIfAbsent(responseType + " " + code, k ->
+        Counter.builder("inferlens.read.requests")
+            .description("Remote-read requests by response type and HTTP status code")
+            .tag("type", responseType).tag("code", Integer.toString(code)).register(registry))
+        .increment();
   }
 
   /**

@@ -20,6 +20,10 @@ import java.nio.file.Path;
  * @param analysis thresholds and time scales of the analysis engine
  * @param catalogFile a user signal catalog that extends the built-in one, or null
  * @param targets how series group into targets and how GPU and Kafka series join them
+ * @param maxReadSeries most series one remote-read query may select; more answers 413 before any
+ *     sample is sent (default {@value #DEFAULT_MAX_READ_SERIES})
+ * @param maxReadBytes largest remote-read response in bytes: the uncompressed ReadResponse for
+ *     SAMPLES, the sum of frames for STREAMED_XOR_CHUNKS; more answers 413 (default 64 MiB)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -30,7 +34,25 @@ public record ServerConfig(
     boolean walSync,
     AnalysisConfig analysis,
     Path catalogFile,
-    TargetConfig targets) {
+    TargetConfig targets,
+    long maxReadSeries,
+    long maxReadBytes) {
+
+  /** Validates the read limits. */
+  public ServerConfig {
+    if (maxReadSeries < 1 || maxReadBytes < 1) {
+      throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
+          + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
+    }
+  }
+
+  /** Everything but the remote-read limits, which take their defaults. */
+  public ServerConfig(InetSocketAddress listen, Path dataDir, long retentionMs,
+      long maxRequestBytes, long maxFutureMs, boolean walSync, AnalysisConfig analysis,
+      Path catalogFile, TargetConfig targets) {
+    this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync, analysis,
+        catalogFile, targets, DEFAULT_MAX_READ_SERIES, DEFAULT_MAX_READ_BYTES);
+  }
 
   /** The storage and ingest settings with the default analysis configuration. */
   public ServerConfig(InetSocketAddress listen, Path dataDir, long retentionMs,
@@ -45,7 +67,17 @@ public record ServerConfig(
    */
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        newAnalysis, catalogFile, targets);
+        newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes);
+  }
+
+  /**
+   * @param newMaxReadSeries most series one remote-read query may select
+   * @param newMaxReadBytes largest remote-read response, bytes
+   * @return a copy with these remote-read limits
+   */
+  public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes);
   }
 
   /** Default retention: 30 days in milliseconds. */
@@ -54,6 +86,13 @@ public record ServerConfig(
   public static final long DEFAULT_MAX_REQUEST_BYTES = 32L << 20;
   /** Default future tolerance: 10 minutes in milliseconds. */
   public static final long DEFAULT_MAX_FUTURE_MS = 10L * 60_000L;
+  /**
+   * Default series cap per remote-read query: 10000 series of a day at 15 s are ~58 M samples,
+   * about what one Prometheus query should ever pull over the network.
+   */
+  public static final long DEFAULT_MAX_READ_SERIES = 10_000L;
+  /** Default remote-read response cap: 64 MiB, the order of Prometheus's own read limits. */
+  public static final long DEFAULT_MAX_READ_BYTES = 64L << 20;
 
   /**
    * @param dataDir the data directory
