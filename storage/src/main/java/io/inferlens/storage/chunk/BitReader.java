@@ -59,6 +59,16 @@ final class BitReader {
     return q;
   }
 
+  /** Reads what {@link BitWriter#writeRice} wrote. */
+  long readRice(int k) {
+    int q = readUnary(BitWriter.RICE_ESCAPE);
+    if (q < BitWriter.RICE_ESCAPE) {
+      return ((long) q << k) | readBits(k);
+    }
+    int len = (int) readBits32(6) + 1;
+    return (1L << (len - 1)) | readBits(len - 1);
+  }
+
   int readByte() {
     aligned();
     int i = (int) (bitPos >>> 3);

@@ -60,6 +60,35 @@ final class BitWriter {
     writeBits32(one ? 1 : 0, 1);
   }
 
+  /** Rice quotient from which a value is escaped: 16 one-bits, 6 bits length - 1, the bits. */
+  static final int RICE_ESCAPE = 16;
+
+  /**
+   * Golomb-Rice code of {@code z} (unsigned) with parameter {@code k} (Rice, 1979): {@code q = z
+   * >>> k} as q one-bits and a zero-bit, then the low k bits of z. A quotient of {@link
+   * #RICE_ESCAPE} or more is escaped: 16 one-bits, 6 bits {@code L - 1} where {@code L} is the bit
+   * length of z, then the low {@code L - 1} bits of z (its top bit is implied).
+   */
+  void writeRice(long z, int k) {
+    long q = z >>> k;
+    if (q < RICE_ESCAPE) {
+      writeBits32(((1L << q) - 1) << 1, (int) q + 1);
+      writeBits(z, k);
+    } else {
+      int len = 64 - Long.numberOfLeadingZeros(z);
+      writeBits32(((1L << RICE_ESCAPE) - 1) << 6 | (len - 1), RICE_ESCAPE + 6);
+      writeBits(z, len - 1);
+    }
+  }
+
+  /** Bits {@link #writeRice} writes for {@code z} with parameter {@code k}. */
+  static int riceBits(long z, int k) {
+    long q = z >>> k;
+    return q < RICE_ESCAPE
+        ? (int) q + 1 + k
+        : RICE_ESCAPE + 6 + 63 - Long.numberOfLeadingZeros(z);
+  }
+
   /** Must be byte aligned (headers precede the bit stream). */
   void writeByte(int b) {
     assertAligned();

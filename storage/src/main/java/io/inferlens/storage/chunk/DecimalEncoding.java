@@ -20,16 +20,12 @@ import java.util.Arrays;
  * <p>The mantissas are then differenced {@code order} times (0: none, 1: deltas for gauges and
  * counters, 2: delta-of-delta for steady counters), the median difference ("bias") subtracted,
  * zigzagged and Rice-coded (Golomb-Rice with parameter {@code k}: {@code q = z >>> k} as {@code q}
- * one-bits and a zero-bit, then the low {@code k} bits; {@code q >= 16} escapes as 16 one-bits
- * and 64 bits of {@code z}). The encoder tries every order and the best few {@code k} and keeps
+ * one-bits and a zero-bit, then the low {@code k} bits; see {@link BitWriter#writeRice}). The encoder tries every order and the best few {@code k} and keeps
  * the cheapest.
  *
  * <p>Instances hold reusable scratch space; not thread safe.
  */
 final class DecimalEncoding {
-
-  /** Rice quotient at which the value is escaped; larger quotients cost 16 + 64 bits. */
-  static final int Q_ESCAPE = 16;
 
   /** {@code |m| <= 2^53}: every such long is an exact double. */
   static final long MAX_EXACT = 1L << 53;
@@ -176,13 +172,14 @@ final class DecimalEncoding {
       mean += res[i];
     }
     mean /= m;
+    // The best k is near log2(mean); 0..2 as well for mostly-zero residuals with a few outliers
+    // (a clock at 1980 MHz that sometimes drops), where the mean overstates the typical value.
     int k0 = mean < 1 ? 0 : 63 - Long.numberOfLeadingZeros((long) mean);
     long best = Long.MAX_VALUE;
-    for (int kk = Math.max(0, k0 - 2); kk <= Math.min(63, k0 + 2); kk++) {
+    for (int kk = 0; kk <= Math.min(62, k0 + 2); kk = kk == 2 ? Math.max(3, k0 - 2) : kk + 1) {
       long c = 0;
       for (int i = 0; i < m; i++) {
-        long q = res[i] >>> kk;
-        c += q < Q_ESCAPE ? q + 1 + kk : Q_ESCAPE + 64;
+        c += BitWriter.riceBits(res[i], kk);
       }
       if (c < best) {
         best = c;
@@ -224,16 +221,7 @@ final class DecimalEncoding {
       } else {
         d = (mant[i] - mant[i - 1]) - (mant[i - 1] - mant[i - 2]);
       }
-      long z = BitWriter.zigzag(d - bias);
-      long q = z >>> k;
-      if (q < Q_ESCAPE) {
-        // q one-bits, a zero-bit, then k low bits; q + 1 + k <= 16 + 63 bits, so in two writes
-        w.writeBits(((1L << q) - 1) << 1, (int) q + 1);
-        w.writeBits(z, k);
-      } else {
-        w.writeBits((1L << Q_ESCAPE) - 1, Q_ESCAPE);
-        w.writeBits(z, 64);
-      }
+      w.writeRice(BitWriter.zigzag(d - bias), k);
     }
   }
 
@@ -255,7 +243,7 @@ final class DecimalEncoding {
     int ok = r.readByte();
     h.order = ok & 3;
     h.k = ok >>> 2;
-    if (h.scale < -MAX_SCALE || h.scale > MAX_SCALE || h.order > 2 || h.order > n - 1) {
+    if (h.scale < -MAX_SCALE || h.scale > MAX_SCALE || h.order > 2 || h.order > n - 1 || h.k > 62) {
       throw BitReader.corrupt("decimal scale " + h.scale + " order " + h.order);
     }
     h.first = h.order >= 1 ? r.readSignedVarint() : 0;
@@ -290,9 +278,7 @@ final class DecimalEncoding {
       if (i < o) {
         m = i == 0 ? h.first : h.first + h.firstDelta;
       } else {
-        long q = r.readUnary(Q_ESCAPE);
-        long z = q < Q_ESCAPE ? (q << kk) | r.readBits(kk) : r.readBits(64);
-        long x = BitReader.unzigzag(z) + b;
+        long x = BitReader.unzigzag(r.readRice(kk)) + b;
         if (o == 0) {
           m = x;
         } else if (o == 1) {

@@ -26,8 +26,8 @@ final class TimestampEncoding {
   static final int RAW = 0;
   static final int GRID = 1;
 
-  /** Escape residual code: 2 flag bits + 64 bits of the zigzagged residual. */
-  private static final int ESCAPE_BITS = 66;
+  /** Largest Rice parameter for zero runs: 2^12 > typical runs of a chunk of MAX_SAMPLES. */
+  private static final int MAX_RUN_K = 12;
 
   private long[] residuals = new long[0];
   private long[] sortScratch = new long[0];
@@ -37,6 +37,7 @@ final class TimestampEncoding {
   long g0;
   long intervalMs;
   int width;
+  int runK;
   long bits;
 
   /** Chooses the kind and its parameters; {@link #bits} is the bit-stream cost of the plan. */
@@ -59,33 +60,57 @@ final class TimestampEncoding {
     } catch (ArithmeticException overflow) {
       return;
     }
+    // Non-zero residuals: w bits of zigzag(r) in 1..2^w-1, or w zero bits + 64 bits (escape).
     long[] cntByLen = new long[65];
-    long zeros = 0;
+    long nonZero = 0;
     for (int i = 0; i < n; i++) {
       long r = residuals[i];
-      if (r == 0) {
-        zeros++;
-      } else {
+      if (r != 0) {
+        nonZero++;
         cntByLen[64 - Long.numberOfLeadingZeros(BitWriter.zigzag(r))]++;
       }
     }
-    long best = Long.MAX_VALUE;
+    long bestRes = Long.MAX_VALUE;
     int bestW = 0;
     for (int w = 0; w <= 63; w++) {
-      long c = zeros;
+      long c = 0;
       for (int len = 1; len <= 64; len++) {
-        c += cntByLen[len] * (len <= w ? 2 + w : ESCAPE_BITS);
+        c += cntByLen[len] * (len <= w ? w : w + 64);
       }
-      if (c < best) {
-        best = c;
+      if (c < bestRes) {
+        bestRes = c;
         bestW = w;
       }
     }
-    // header: g0 and D as varints (<= 20 bytes) and w (1 byte), counted at their real size
-    long gridBits = best + 8L * (varintLen(BitWriter.zigzag(g0)) + varintLen(intervalMs) + 1);
+    // Runs of zero residuals, Rice-coded with the best parameter.
+    long bestRuns = Long.MAX_VALUE;
+    int bestK = 0;
+    for (int k = 0; k <= MAX_RUN_K; k++) {
+      long c = 0;
+      int run = 0;
+      for (int i = 0; i < n; i++) {
+        if (residuals[i] == 0) {
+          run++;
+        } else {
+          c += BitWriter.riceBits(run, k);
+          run = 0;
+        }
+      }
+      if (run > 0) {
+        c += BitWriter.riceBits(run, k);
+      }
+      if (c < bestRuns) {
+        bestRuns = c;
+        bestK = k;
+      }
+    }
+    // header: g0 and D as varints and 2 bytes w, k, counted at their real size
+    long gridBits = bestRes + bestRuns
+        + 8L * (varintLen(BitWriter.zigzag(g0)) + varintLen(intervalMs) + 2);
     if (gridBits < raw) {
       kind = GRID;
       width = bestW;
+      runK = bestK;
       bits = gridBits;
     }
   }
@@ -106,6 +131,7 @@ final class TimestampEncoding {
       w.writeSignedVarint(g0);
       w.writeVarint(intervalMs);
       w.writeByte(width);
+      w.writeByte(runK);
     }
   }
 
@@ -116,21 +142,25 @@ final class TimestampEncoding {
       }
       return;
     }
-    long limit = width == 0 ? 0 : 1L << width;
+    int run = 0;
     for (int i = 0; i < n; i++) {
       long r = residuals[i];
       if (r == 0) {
-        w.writeBit(false);
+        run++;
         continue;
       }
+      w.writeRice(run, runK);
+      run = 0;
       long z = BitWriter.zigzag(r);
-      if (Long.compareUnsigned(z, limit) < 0) {
-        w.writeBits(0b10, 2);
+      if (width < 64 && z >>> width == 0) {
         w.writeBits(z, width);
       } else {
-        w.writeBits(0b11, 2);
+        w.writeBits(0, width);
         w.writeBits(z, 64);
       }
+    }
+    if (run > 0) {
+      w.writeRice(run, runK);
     }
   }
 
@@ -139,6 +169,7 @@ final class TimestampEncoding {
     long g0;
     long intervalMs;
     int width;
+    int runK;
   }
 
   static void readHeader(int kind, BitReader r, Header h) {
@@ -146,8 +177,10 @@ final class TimestampEncoding {
       h.g0 = r.readSignedVarint();
       h.intervalMs = r.readVarint();
       h.width = r.readByte();
-      if (h.intervalMs <= 0 || h.width > 63) {
-        throw BitReader.corrupt("grid interval " + h.intervalMs + " or width " + h.width);
+      h.runK = r.readByte();
+      if (h.intervalMs <= 0 || h.width > 63 || h.runK > MAX_RUN_K) {
+        throw BitReader.corrupt(
+            "grid interval " + h.intervalMs + ", width " + h.width + ", run k " + h.runK);
       }
     } else if (kind != RAW) {
       throw BitReader.corrupt("timestamp kind " + kind);
@@ -164,18 +197,28 @@ final class TimestampEncoding {
     long d = h.intervalMs;
     long half = d / 2;
     long g = h.g0;
-    for (int i = 0; i < n; i++) {
-      long e = i == 0 ? h.g0 : g + d;
-      long res;
-      if (!r.readBit()) {
-        res = 0;
-      } else if (!r.readBit()) {
-        res = BitReader.unzigzag(r.readBits(h.width));
-      } else {
-        res = BitReader.unzigzag(r.readBits(64));
+    int i = 0;
+    while (i < n) {
+      long run = r.readRice(h.runK);
+      if (run > n - i) {
+        throw BitReader.corrupt("run of " + run + " on-grid samples past sample " + i + " of " + n);
       }
+      for (long j = 0; j < run; j++, i++) {
+        g = i == 0 ? h.g0 : g + d;
+        out[i] = g;
+      }
+      if (i == n) {
+        break;
+      }
+      long z = r.readBits(h.width);
+      if (z == 0) {
+        z = r.readBits(64);
+      }
+      long res = BitReader.unzigzag(z);
+      long e = i == 0 ? h.g0 : g + d;
       out[i] = e + res;
-      g = res == 0 ? e : e + d * Math.floorDiv(res + half, d);
+      g = e + d * Math.floorDiv(res + half, d);
+      i++;
     }
   }
 
