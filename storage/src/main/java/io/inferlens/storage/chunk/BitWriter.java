@@ -70,8 +70,8 @@ final class BitWriter {
    * length of z, then the low {@code L - 1} bits of z (its top bit is implied).
    */
   void writeRice(long z, int k) {
-    long q = z >>> k;
-    if (q < RICE_ESCAPE) {
+    long q = z >>> k; // unsigned: negative when k == 0 and z >= 2^63, then escaped
+    if (q >= 0 && q < RICE_ESCAPE) {
       writeBits32(((1L << q) - 1) << 1, (int) q + 1);
       writeBits(z, k);
     } else {
@@ -84,7 +84,7 @@ final class BitWriter {
   /** Bits {@link #writeRice} writes for {@code z} with parameter {@code k}. */
   static int riceBits(long z, int k) {
     long q = z >>> k;
-    return q < RICE_ESCAPE
+    return q >= 0 && q < RICE_ESCAPE
         ? (int) q + 1 + k
         : RICE_ESCAPE + 6 + 63 - Long.numberOfLeadingZeros(z);
   }

@@ -39,10 +39,12 @@ public final class ChunkCodec {
   static final int VALUES_CONST = 0;
   static final int VALUES_DECIMAL = 1;
   static final int VALUES_XOR = 2;
+  static final int VALUES_RAW_INTEGERS = 3;
 
   private final BitWriter out = new BitWriter();
   private final TimestampEncoding ts = new TimestampEncoding();
-  private final DecimalEncoding dec = new DecimalEncoding();
+  private final DecimalEncoding dec = new DecimalEncoding(false);
+  private final DecimalEncoding rawInt = new DecimalEncoding(true);
 
   /** Creates a codec with empty scratch space (grown on demand, never shrunk). */
   public ChunkCodec() {}
@@ -71,17 +73,21 @@ public final class ChunkCodec {
     int valueKind = chooseValueKind(valueBits, count);
 
     out.reset();
-    out.writeByte((FORMAT_VERSION << 4) | (ts.kind << 2) | valueKind);
+    out.writeByte((FORMAT_VERSION << 4) | (ts.kind << 3) | valueKind);
     out.writeVarint(count);
     ts.writeHeader(out);
     if (valueKind == VALUES_CONST) {
       out.writeLong(valueBits[0]);
     } else if (valueKind == VALUES_DECIMAL) {
       dec.writeHeader(out, valueBits, count);
+    } else if (valueKind == VALUES_RAW_INTEGERS) {
+      rawInt.writeHeader(out, valueBits, count);
     }
     ts.writeBits(out, timestampsMs, count);
     if (valueKind == VALUES_DECIMAL) {
       dec.writeBits(out, count);
+    } else if (valueKind == VALUES_RAW_INTEGERS) {
+      rawInt.writeBits(out, count);
     } else if (valueKind == VALUES_XOR) {
       XorEncoding.encode(valueBits, count, out);
     }
@@ -102,7 +108,17 @@ public final class ChunkCodec {
       // a value only for repeated values, which the decimal deltas code in ~1 bit as well)
     }
     long xor = XorEncoding.encode(vb, n, null);
-    return dec.bits >= 0 && dec.bits < xor ? VALUES_DECIMAL : VALUES_XOR;
+    rawInt.plan(vb, n);
+    int kind = VALUES_XOR;
+    long best = xor;
+    if (rawInt.bits < best) {
+      kind = VALUES_RAW_INTEGERS;
+      best = rawInt.bits;
+    }
+    if (dec.bits >= 0 && dec.bits < best) {
+      kind = VALUES_DECIMAL;
+    }
+    return kind;
   }
 
   /**
@@ -135,8 +151,8 @@ public final class ChunkCodec {
           "chunk has " + n + " samples, output arrays hold " + timestampsMsOut.length + " and "
               + valueBitsOut.length);
     }
-    int tsKind = (h >>> 2) & 3;
-    int valueKind = h & 3;
+    int tsKind = (h >>> 3) & 1;
+    int valueKind = h & 7;
     TimestampEncoding.Header th = new TimestampEncoding.Header();
     TimestampEncoding.readHeader(tsKind, r, th);
     if (valueKind == VALUES_CONST) {
@@ -146,12 +162,16 @@ public final class ChunkCodec {
       }
       TimestampEncoding.readBits(tsKind, th, r, timestampsMsOut, n);
     } else if (valueKind == VALUES_DECIMAL) {
-      DecimalEncoding.Header dh = DecimalEncoding.readHeader(r, n);
+      DecimalEncoding.Header dh = DecimalEncoding.readHeader(r, n, false);
       TimestampEncoding.readBits(tsKind, th, r, timestampsMsOut, n);
       DecimalEncoding.readBits(dh, r, valueBitsOut, n);
     } else if (valueKind == VALUES_XOR) {
       TimestampEncoding.readBits(tsKind, th, r, timestampsMsOut, n);
       XorEncoding.decode(r, valueBitsOut, n);
+    } else if (valueKind == VALUES_RAW_INTEGERS) {
+      DecimalEncoding.Header dh = DecimalEncoding.readHeader(r, n, true);
+      TimestampEncoding.readBits(tsKind, th, r, timestampsMsOut, n);
+      DecimalEncoding.readBits(dh, r, valueBitsOut, n);
     } else {
       throw BitReader.corrupt("value kind " + valueKind);
     }

@@ -49,11 +49,24 @@ final class DecimalEncoding {
     }
   }
 
+  /** Value kind 3 instead of 1: the raw bits as the integers, no scale, no exceptions. */
+  private final boolean rawBits;
+
   private long[] mant = new long[0];
   private int[] scale = new int[0];
   private boolean[] isExc = new boolean[0];
   private long[] res = new long[0];
   private long[] sortScratch = new long[0];
+
+  /**
+   * @param rawBits false for value kind 1 (decimal mantissas), true for kind 3 (the raw IEEE-754
+   *     bits taken as signed integers: for doubles of one sign, integer order is value order and
+   *     the difference counts ulps, so slowly moving full-mantissa values such as a histogram's
+   *     {@code _sum} or a utilisation ratio cost about log2 of their change in ulps)
+   */
+  DecimalEncoding(boolean rawBits) {
+    this.rawBits = rawBits;
+  }
 
   // plan
   int blockScale;
@@ -79,6 +92,14 @@ final class DecimalEncoding {
       sortScratch = new long[n];
     }
     bits = -1;
+    if (rawBits) {
+      System.arraycopy(vb, 0, mant, 0, n);
+      Arrays.fill(isExc, 0, n, false);
+      exceptions = 0;
+      blockScale = 0;
+      chooseOrder(n);
+      return;
+    }
     int exc = 0;
     int minS = Integer.MAX_VALUE;
     int maxS = Integer.MIN_VALUE;
@@ -110,6 +131,10 @@ final class DecimalEncoding {
     exceptions = exc;
     stripTrailingZeros(n);
     fillExceptions(n);
+    chooseOrder(n);
+  }
+
+  private void chooseOrder(int n) {
     long best = Long.MAX_VALUE;
     for (int o = 0; o <= Math.min(2, n - 1); o++) {
       long c = costOfOrder(o, n);
@@ -122,7 +147,7 @@ final class DecimalEncoding {
     }
     first = mant[0];
     firstDelta = n > 1 ? mant[1] - mant[0] : 0;
-    long header = 8 + 8; // scale byte, order/k byte
+    long header = rawBits ? 8 : 8 + 8; // scale byte (decimal only), order/k byte
     header += 8L * varintLenZ(bias);
     if (order >= 1) {
       header += 8L * varintLenZ(first);
@@ -130,7 +155,9 @@ final class DecimalEncoding {
     if (order == 2) {
       header += 8L * varintLenZ(firstDelta);
     }
-    header += 8L * TimestampEncoding.varintLen(exc);
+    if (!rawBits) {
+      header += 8L * TimestampEncoding.varintLen(exceptions);
+    }
     int prev = -1;
     for (int i = 0; i < n; i++) {
       if (isExc[i]) {
@@ -168,8 +195,10 @@ final class DecimalEncoding {
     long b = sortScratch[m / 2];
     double mean = 0;
     for (int i = 0; i < m; i++) {
-      res[i] = BitWriter.zigzag(res[i] - b); // |m| <= 2^53 so no difference overflows
-      mean += res[i];
+      // Decimal mantissas are <= 2^53, so no difference overflows; raw bits wrap modulo 2^64,
+      // as the decoder's sums do, so the round trip holds either way.
+      res[i] = BitWriter.zigzag(res[i] - b);
+      mean += 2.0 * (res[i] >>> 1); // unsigned
     }
     mean /= m;
     // The best k is near log2(mean); 0..2 as well for mostly-zero residuals with a few outliers
@@ -191,7 +220,9 @@ final class DecimalEncoding {
   }
 
   void writeHeader(BitWriter w, long[] vb, int n) {
-    w.writeByte(blockScale & 0xFF);
+    if (!rawBits) {
+      w.writeByte(blockScale & 0xFF);
+    }
     w.writeByte((k << 2) | order);
     if (order >= 1) {
       w.writeSignedVarint(first);
@@ -200,6 +231,9 @@ final class DecimalEncoding {
       w.writeSignedVarint(firstDelta);
     }
     w.writeSignedVarint(bias);
+    if (rawBits) {
+      return;
+    }
     w.writeVarint(exceptions);
     int prev = -1;
     for (int i = 0; i < n; i++) {
@@ -235,11 +269,13 @@ final class DecimalEncoding {
     long bias;
     int[] excPos;
     long[] excBits;
+    boolean rawBits;
   }
 
-  static Header readHeader(BitReader r, int n) {
+  static Header readHeader(BitReader r, int n, boolean rawBits) {
     Header h = new Header();
-    h.scale = (byte) r.readByte();
+    h.rawBits = rawBits;
+    h.scale = rawBits ? 0 : (byte) r.readByte();
     int ok = r.readByte();
     h.order = ok & 3;
     h.k = ok >>> 2;
@@ -249,7 +285,7 @@ final class DecimalEncoding {
     h.first = h.order >= 1 ? r.readSignedVarint() : 0;
     h.firstDelta = h.order == 2 ? r.readSignedVarint() : 0;
     h.bias = r.readSignedVarint();
-    long nexc = r.readVarint();
+    long nexc = rawBits ? 0 : r.readVarint();
     if (nexc > n) {
       throw BitReader.corrupt(nexc + " exceptions in " + n + " samples");
     }
@@ -288,7 +324,7 @@ final class DecimalEncoding {
           m += d;
         }
       }
-      out[i] = bitsOf(m, s);
+      out[i] = h.rawBits ? m : bitsOf(m, s);
     }
     for (int e = 0; e < h.excPos.length; e++) {
       out[h.excPos[e]] = h.excBits[e];

@@ -59,11 +59,11 @@ class ChunkCodecTest {
   }
 
   private static int valueKind(int header) {
-    return header & 3;
+    return header & 7;
   }
 
   private static int tsKind(int header) {
-    return (header >>> 2) & 3;
+    return (header >>> 3) & 1;
   }
 
   @Test
@@ -113,13 +113,40 @@ class ChunkCodecTest {
   }
 
   @Test
-  void randomDoublesFallBackToXor() {
+  void fullMantissaSumsUseRawIntegers() {
     SplittableRandom rnd = new SplittableRandom(4);
     for (int round = 0; round < 50; round++) {
-      int n = rnd.nextInt(2, 600);
-      long[] v = values(n, () -> Double.doubleToRawLongBits(rnd.nextGaussian() * 1e3));
+      int n = rnd.nextInt(60, 600);
+      double[] sum = {rnd.nextDouble() * 100};
+      long[] v = values(n, () -> Double.doubleToRawLongBits(sum[0] += Math.exp(rnd.nextGaussian())));
+      assertThat(valueKind(roundTrip(grid(n, 15_000, rnd, 0.15), v)))
+          .isEqualTo(ChunkCodec.VALUES_RAW_INTEGERS);
+    }
+  }
+
+  @Test
+  void randomDoublesThatRepeatUseXor() {
+    SplittableRandom rnd = new SplittableRandom(12);
+    for (int round = 0; round < 50; round++) {
+      int n = rnd.nextInt(8, 600);
+      long[] v = new long[n];
+      for (int i = 0; i < n; i++) {
+        v[i] = i % 4 == 0 ? Double.doubleToRawLongBits(rnd.nextGaussian() * 1e3) : v[i - 1];
+      }
       assertThat(valueKind(roundTrip(grid(n, 15_000, rnd, 0.15), v)))
           .isEqualTo(ChunkCodec.VALUES_XOR);
+    }
+  }
+
+  @Test
+  void randomDoublesRoundTripWhicheverKindWins() {
+    SplittableRandom rnd = new SplittableRandom(13);
+    for (int round = 0; round < 100; round++) {
+      int n = rnd.nextInt(2, 600);
+      double scale = Math.pow(10, rnd.nextInt(-300, 300));
+      long[] v = values(n, () -> Double.doubleToRawLongBits(rnd.nextGaussian() * scale));
+      assertThat(valueKind(roundTrip(grid(n, 15_000, rnd, 0.15), v)))
+          .isIn(ChunkCodec.VALUES_XOR, ChunkCodec.VALUES_RAW_INTEGERS);
     }
   }
 
@@ -161,14 +188,14 @@ class ChunkCodecTest {
   }
 
   @Test
-  void mostlySpecialValuesUseXor() {
+  void mostlySpecialValuesAreNotDecimal() {
     long[] v = new long[100];
     Arrays.fill(v, STALE_NAN);
     for (int i = 0; i < 100; i += 3) {
       v[i] = Double.doubleToRawLongBits(i);
     }
     assertThat(valueKind(roundTrip(grid(100, 15_000, new SplittableRandom(7), 0), v)))
-        .isEqualTo(ChunkCodec.VALUES_XOR);
+        .isIn(ChunkCodec.VALUES_XOR, ChunkCodec.VALUES_RAW_INTEGERS);
   }
 
   @Test

@@ -52,7 +52,7 @@ public final class ChunkCostReport {
     long chunkTsBits;
     long zstdBytes;
     long bestOfBytes;
-    final long[] valueKinds = new long[3];
+    final long[] valueKinds = new long[4];
 
     void add(Cost o) {
       series += o.series;
@@ -64,7 +64,7 @@ public final class ChunkCostReport {
       chunkTsBits += o.chunkTsBits;
       zstdBytes += o.zstdBytes;
       bestOfBytes += o.bestOfBytes;
-      for (int i = 0; i < 3; i++) {
+      for (int i = 0; i < 4; i++) {
         valueKinds[i] += o.valueKinds[i];
       }
     }
@@ -143,7 +143,7 @@ public final class ChunkCostReport {
         c.samples += n;
         c.chunks++;
         c.chunkBytes += chunk.length;
-        c.valueKinds[chunk[0] & 3]++;
+        c.valueKinds[chunk[0] & 7]++;
         tsPlan.plan(tb, n);
         c.chunkTsBits += tsPlan.bits;
         c.gorillaTsBits += GorillaReference.timestampBits(t, from, to);
@@ -169,7 +169,7 @@ public final class ChunkCostReport {
     sb.append(String.format(Locale.ROOT, "%n%s, %d series, %d samples, chunks of %d samples%n%n",
         d.name(), d.kinds().size(), d.samples(), blockSamples));
     sb.append("| series kind | share | Gorilla ts | Gorilla values | **Gorilla** | chunk ts | chunk values"
-        + " | **chunk** | chunks const/decimal/xor |");
+        + " | **chunk** | chunks const/dec/xor/raw-int |");
     sb.append(zstd ? " chunk+zstd | best-of +1 B |\n" : "\n");
     sb.append("|---|---|---|---|---|---|---|---|---|").append(zstd ? "---|---|\n" : "\n");
     Cost all = total(byKind);
@@ -186,10 +186,10 @@ public final class ChunkCostReport {
     double n = c.samples;
     double chunkTs = c.chunkTsBits / 8.0 / n;
     sb.append(String.format(Locale.ROOT,
-        "| %s | %.1f %% | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %d/%d/%d |",
+        "| %s | %.1f %% | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %d/%d/%d/%d |",
         name, 100.0 * c.samples / allSamples, c.gorillaTsBits / 8.0 / n, c.gorillaValueBits / 8.0 / n,
         c.gorilla(), chunkTs, c.chunk() - chunkTs, c.chunk(), c.valueKinds[0], c.valueKinds[1],
-        c.valueKinds[2]));
+        c.valueKinds[2], c.valueKinds[3]));
     if (zstd) {
       sb.append(String.format(Locale.ROOT, " %.3f | %.3f |", c.zstdBytes / n, c.bestOfBytes / n));
     }
