@@ -46,11 +46,52 @@ final class TimestampEncoding {
       residuals = new long[n];
       sortScratch = new long[n];
     }
-    long raw = 64L * n;
     kind = RAW;
-    bits = raw;
+    bits = 64L * n;
+    // Interval candidates: the most frequent positive delta (exact on Prometheus data, where most
+    // scrapes are on the grid) and the median one (when jitter makes every delta distinct).
+    long mode;
+    long median;
     try {
-      intervalMs = dominantInterval(t, n);
+      int m = positiveDeltas(t, n);
+      mode = m == 0 ? 1 : modeSorted(sortScratch, m);
+      median = m == 0 ? 1 : sortScratch[m / 2];
+    } catch (ArithmeticException overflow) {
+      return;
+    }
+    long bestD = 0;
+    long bestG0 = 0;
+    for (long d : new long[] {mode, median}) {
+      if (d == bestD) {
+        continue;
+      }
+      long c = gridBits(t, n, d);
+      if (c < bits) {
+        kind = GRID;
+        bits = c;
+        bestD = d;
+        bestG0 = g0;
+        width = candWidth;
+        runK = candRunK;
+      }
+    }
+    if (kind == GRID) {
+      intervalMs = bestD;
+      g0 = bestG0;
+      computeResiduals(t, n); // no overflow: it succeeded with these parameters
+    }
+  }
+
+  private int candWidth;
+  private int candRunK;
+
+  /**
+   * Bits of the grid kind with interval {@code d}, header included; sets {@link #g0}, the
+   * candidate width and run parameter; {@link Long#MAX_VALUE} if the arithmetic would overflow.
+   */
+  private long gridBits(long[] t, int n, long d) {
+    intervalMs = d;
+    try {
       // Pass 1 with g0 = t0 finds the offset of t0 from the grid the other samples lie on.
       g0 = t[0];
       computeResiduals(t, n);
@@ -58,15 +99,13 @@ final class TimestampEncoding {
       g0 = Math.addExact(t[0], mode);
       computeResiduals(t, n);
     } catch (ArithmeticException overflow) {
-      return;
+      return Long.MAX_VALUE;
     }
     // Non-zero residuals: w bits of zigzag(r) in 1..2^w-1, or w zero bits + 64 bits (escape).
     long[] cntByLen = new long[65];
-    long nonZero = 0;
     for (int i = 0; i < n; i++) {
       long r = residuals[i];
       if (r != 0) {
-        nonZero++;
         cntByLen[64 - Long.numberOfLeadingZeros(BitWriter.zigzag(r))]++;
       }
     }
@@ -104,15 +143,10 @@ final class TimestampEncoding {
         bestK = k;
       }
     }
+    candWidth = bestW;
+    candRunK = bestK;
     // header: g0 and D as varints and 2 bytes w, k, counted at their real size
-    long gridBits = bestRes + bestRuns
-        + 8L * (varintLen(BitWriter.zigzag(g0)) + varintLen(intervalMs) + 2);
-    if (gridBits < raw) {
-      kind = GRID;
-      width = bestW;
-      runK = bestK;
-      bits = gridBits;
-    }
+    return bestRes + bestRuns + 8L * (varintLen(BitWriter.zigzag(g0)) + varintLen(d) + 2);
   }
 
   private void computeResiduals(long[] t, int n) {
@@ -222,8 +256,8 @@ final class TimestampEncoding {
     }
   }
 
-  /** The most frequent positive difference between neighbours, in ms; 1 if there is none. */
-  private long dominantInterval(long[] t, int n) {
+  /** Puts the positive differences between neighbours into sortScratch; returns how many. */
+  private int positiveDeltas(long[] t, int n) {
     int m = 0;
     for (int i = 1; i < n; i++) {
       long d = Math.subtractExact(t[i], t[i - 1]);
@@ -231,10 +265,7 @@ final class TimestampEncoding {
         sortScratch[m++] = d;
       }
     }
-    if (m == 0) {
-      return 1;
-    }
-    return modeSorted(sortScratch, m);
+    return m;
   }
 
   private long mode(long[] a, int from, int to) {
