@@ -15,9 +15,9 @@ import java.util.SplittableRandom;
  * equal to, those of the real data sets; {@link ChunkCostReport} on a dump of the real streams is
  * the reference.
  */
-final class BenchWorkload {
+public final class BenchWorkload {
 
-  static final int SERIES_PER_INSTANCE = 200;
+  public static final int SERIES_PER_INSTANCE = 200;
   private static final int GPUS = 4;
   private static final double[] TTFT_B = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25,
       0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0};
@@ -47,7 +47,7 @@ final class BenchWorkload {
    * @param samples samples per series (15 s apart)
    * @param seed fixed seed
    */
-  static ChunkCostReport.Dataset generate(int instances, int samples, long seed) {
+  public static ChunkCostReport.Dataset generate(int instances, int samples, long seed) {
     List<String> kinds = new ArrayList<>();
     List<long[]> ts = new ArrayList<>();
     List<long[]> vs = new ArrayList<>();

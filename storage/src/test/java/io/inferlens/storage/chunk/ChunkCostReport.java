@@ -31,8 +31,8 @@ public final class ChunkCostReport {
   private ChunkCostReport() {}
 
   /** One data set: per series its kind, timestamps (ms) and value bits. */
-  record Dataset(String name, List<String> kinds, List<long[]> timestampsMs, List<long[]> valueBits) {
-    long samples() {
+  public record Dataset(String name, List<String> kinds, List<long[]> timestampsMs, List<long[]> valueBits) {
+    public long samples() {
       long n = 0;
       for (long[] t : timestampsMs) {
         n += t.length;
