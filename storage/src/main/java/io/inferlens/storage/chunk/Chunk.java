@@ -97,24 +97,24 @@ public final class Chunk {
     return ChunkCodec.decode(bytes, timestampsMsOut, valueBitsOut);
   }
 
-  /** @return a new iterator over the samples in stored order; decodes the chunk once, eagerly */
-  public Iterator iterator() {
+  /** @return a new cursor over the samples in stored order; decodes the chunk once, eagerly */
+  public Cursor cursor() {
     long[] t = new long[count];
     long[] v = new long[count];
     ChunkCodec.decode(bytes, t, v);
-    return new Iterator(t, v);
+    return new Cursor(t, v);
   }
 
   /**
    * Cursor over the samples of a chunk: {@code while (it.next()) use(it.timestampMs(),
    * it.valueBits())}. Not thread safe.
    */
-  public static final class Iterator {
+  public static final class Cursor {
     private final long[] t;
     private final long[] v;
     private int i = -1;
 
-    private Iterator(long[] t, long[] v) {
+    private Cursor(long[] t, long[] v) {
       this.t = t;
       this.v = v;
     }
@@ -146,7 +146,7 @@ public final class Chunk {
 
     private void check() {
       if (i < 0 || i >= t.length) {
-        throw new NoSuchElementException("iterator is not on a sample: call next() first");
+        throw new NoSuchElementException("cursor is not on a sample: call next() first");
       }
     }
   }

@@ -13,7 +13,10 @@ import java.util.Arrays;
  * g(i-1) + D}; residual {@code r(i) = t(i) - e(i)}; {@code g(i) = e(i) + D * floorDiv(r(i) + D/2,
  * D)}, so a gap of whole intervals re-locks on the grid and a jitter below {@code D/2} does not move
  * it. On Prometheus data (timestamps within 2 ms of the grid except for late scrapes) most
- * residuals are 0 and cost 1 bit.
+ * residuals are 0: the bit stream holds the lengths of the runs of zero residuals, Rice-coded
+ * ({@link BitWriter#writeRice}), each followed by one non-zero residual as {@code w} bits of its
+ * zigzag (all zero bits escape to 64 bits). The encoder picks {@code D} (the most frequent or the
+ * median neighbour difference), {@code g0}, {@code w} and the Rice parameter by exact bit counts.
  *
  * <p><b>RAW</b> (kind 0): 64 bits per timestamp; chosen only when it is smaller or when the grid
  * arithmetic would overflow a {@code long} (timestamps near {@link Long#MIN_VALUE}/{@link

@@ -299,7 +299,7 @@ class ChunkCodecTest {
     Chunk again = Chunk.wrap(ch.bytes());
     assertThat(again.minTimeMs()).isEqualTo(T0);
     assertThat(again.maxTimeMs()).isEqualTo(T0 + 30_000);
-    Chunk.Iterator it = again.iterator();
+    Chunk.Cursor it = again.cursor();
     int i = 0;
     while (it.next()) {
       assertThat(it.timestampMs()).isEqualTo(t[i]);
