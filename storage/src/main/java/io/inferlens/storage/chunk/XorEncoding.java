@@ -66,7 +66,7 @@ final class XorEncoding {
       int code = LEAD_CODE[Long.numberOfLeadingZeros(x)];
       int lead = LEAD_ROUND[code];
       int trail = Long.numberOfTrailingZeros(x);
-      if (trail > 6) {
+      if (trail > 6) { // Chimp's threshold: 6 bits of length pay off above 6 trailing zeros
         int len = 64 - lead - trail;
         bits += 2 + 3 + 6 + len;
         if (w != null) {

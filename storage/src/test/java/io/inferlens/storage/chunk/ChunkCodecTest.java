@@ -289,6 +289,36 @@ class ChunkCodecTest {
   }
 
   @Test
+  void randomlyDamagedChunksDecodeOrThrowIllegalArgumentOnly() {
+    SplittableRandom rnd = new SplittableRandom(14);
+    long[] t = new long[ChunkCodec.MAX_SAMPLES];
+    long[] v = new long[ChunkCodec.MAX_SAMPLES];
+    int decoded = 0;
+    for (int round = 0; round < 3000; round++) {
+      int n = rnd.nextInt(1, 200);
+      int shape = round % 4;
+      long[] c = {rnd.nextLong(1000)};
+      long[] values = values(n, () -> switch (shape) {
+        case 0 -> Double.doubleToRawLongBits(c[0] += rnd.nextInt(30));
+        case 1 -> Double.doubleToRawLongBits(rnd.nextDouble());
+        case 2 -> rnd.nextDouble() < 0.1 ? STALE_NAN : Double.doubleToRawLongBits(rnd.nextInt(5));
+        default -> Double.doubleToRawLongBits(c[0] += rnd.nextDouble());
+      });
+      byte[] b = codec.encode(grid(n, 15_000, rnd, 0.15), values, n);
+      for (int flips = 1 + rnd.nextInt(3); flips > 0; flips--) {
+        b[rnd.nextInt(b.length)] ^= (byte) (1 << rnd.nextInt(8));
+      }
+      try {
+        ChunkCodec.decode(b, t, v);
+        decoded++;
+      } catch (IllegalArgumentException expected) {
+        // the only failure a damaged chunk may cause
+      }
+    }
+    assertThat(decoded).as("some damage goes unnoticed: there is no checksum").isPositive();
+  }
+
+  @Test
   void chunkKeepsRangeAndIterates() {
     long[] t = {T0 + 30_000, T0, T0 + 15_000};
     long[] v = bits(3, 1, 2);
