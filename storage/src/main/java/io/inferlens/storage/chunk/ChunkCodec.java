@@ -13,7 +13,9 @@ package io.inferlens.storage.chunk;
  *       delta-of-delta, see {@link TimestampEncoding}) or raw 64-bit values;
  *   <li>values: one constant; short decimals as integer mantissas with one decimal scale,
  *       differenced and Rice-coded (the VictoriaMetrics idea made lossless, see {@link
- *       DecimalEncoding}); or XORed doubles (Gorilla/Chimp, see {@link XorEncoding}).
+ *       DecimalEncoding}); the raw bits taken as integers, coded the same way (ulp deltas, for
+ *       slowly moving full-mantissa doubles); or XORed doubles (Gorilla/Chimp, see {@link
+ *       XorEncoding}).
  * </ul>
  *
  * <p>Chunk size: any 1..{@link #MAX_SAMPLES} samples. On the bench workload (15 s scrapes) the

@@ -20,8 +20,8 @@ import java.util.Arrays;
  * <p>The mantissas are then differenced {@code order} times (0: none, 1: deltas for gauges and
  * counters, 2: delta-of-delta for steady counters), the median difference ("bias") subtracted,
  * zigzagged and Rice-coded (Golomb-Rice with parameter {@code k}: {@code q = z >>> k} as {@code q}
- * one-bits and a zero-bit, then the low {@code k} bits; see {@link BitWriter#writeRice}). The encoder tries every order and the best few {@code k} and keeps
- * the cheapest.
+ * one-bits and a zero-bit, then the low {@code k} bits; see {@link BitWriter#writeRice}). The
+ * encoder tries every order and the likely {@code k} and keeps the cheapest.
  *
  * <p>Instances hold reusable scratch space; not thread safe.
  */
@@ -407,7 +407,7 @@ final class DecimalEncoding {
     return true;
   }
 
-  /** Integers with common trailing decimal zeros (e.g. MiB counts in bytes) get a negative scale. */
+  /** Common trailing decimal zeros (e.g. MiB counts in bytes) become a negative scale. */
   private void stripTrailingZeros(int n) {
     boolean anyNonZero = false;
     for (int i = 0; i < n; i++) {

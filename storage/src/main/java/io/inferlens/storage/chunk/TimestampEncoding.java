@@ -11,8 +11,8 @@ import java.util.Arrays;
  * against a grid point that advances by the block's dominant interval {@code D} ms, and the grid is
  * not moved by jitter. With {@code g0} from the header: expected {@code e0 = g0}, {@code e(i) =
  * g(i-1) + D}; residual {@code r(i) = t(i) - e(i)}; {@code g(i) = e(i) + D * floorDiv(r(i) + D/2,
- * D)}, so a gap of whole intervals re-locks on the grid and a jitter below {@code D/2} does not move
- * it. On Prometheus data (timestamps within 2 ms of the grid except for late scrapes) most
+ * D)}, so a gap of whole intervals re-locks on the grid and a jitter below {@code D/2} does not
+ * move it. On Prometheus data (timestamps within 2 ms of the grid except for late scrapes) most
  * residuals are 0: the bit stream holds the lengths of the runs of zero residuals, Rice-coded
  * ({@link BitWriter#writeRice}), each followed by one non-zero residual as {@code w} bits of its
  * zigzag (all zero bits escape to 64 bits). The encoder picks {@code D} (the most frequent or the

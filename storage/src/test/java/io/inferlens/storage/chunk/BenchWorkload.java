@@ -213,7 +213,8 @@ public final class BenchWorkload {
             counts[b] += (long) Math.rint(obs * erfCdf(hist.buckets()[b], muT, hist.sigma()));
           }
           counts[counts.length - 1] += obs;
-          histSum[h] += obs * Math.exp(muT + hist.sigma() * hist.sigma() / 2) * (1 + gauss(0, 0.02));
+          double meanObs = Math.exp(muT + hist.sigma() * hist.sigma() / 2);
+          histSum[h] += obs * meanObs * (1 + gauss(0, 0.02));
         }
         for (long c : counts) {
           v[i++] = c;

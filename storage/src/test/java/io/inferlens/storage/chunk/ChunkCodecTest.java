@@ -118,7 +118,8 @@ class ChunkCodecTest {
     for (int round = 0; round < 50; round++) {
       int n = rnd.nextInt(60, 600);
       double[] sum = {rnd.nextDouble() * 100};
-      long[] v = values(n, () -> Double.doubleToRawLongBits(sum[0] += Math.exp(rnd.nextGaussian())));
+      long[] v =
+          values(n, () -> Double.doubleToRawLongBits(sum[0] += Math.exp(rnd.nextGaussian())));
       assertThat(valueKind(roundTrip(grid(n, 15_000, rnd, 0.15), v)))
           .isEqualTo(ChunkCodec.VALUES_RAW_INTEGERS);
     }
@@ -251,7 +252,8 @@ class ChunkCodecTest {
     roundTrip(new long[] {T0}, bits(0.2713082437275986));
     SplittableRandom rnd = new SplittableRandom(10);
     int n = ChunkCodec.MAX_SAMPLES;
-    roundTrip(grid(n, 1_000, rnd, 0.15), values(n, () -> Double.doubleToRawLongBits(rnd.nextInt(9))));
+    roundTrip(
+        grid(n, 1_000, rnd, 0.15), values(n, () -> Double.doubleToRawLongBits(rnd.nextInt(9))));
     roundTrip(grid(n, 1_000, rnd, 0.15), values(n, rnd::nextLong));
   }
 
@@ -280,7 +282,8 @@ class ChunkCodecTest {
           .isInstanceOf(IllegalArgumentException.class);
     }
     byte[] longer = Arrays.copyOf(b, b.length + 1);
-    assertThatThrownBy(() -> ChunkCodec.decode(longer, t, v)).hasMessageContaining("after the last");
+    assertThatThrownBy(() -> ChunkCodec.decode(longer, t, v))
+        .hasMessageContaining("after the last");
     byte[] v2 = b.clone();
     v2[0] = 0x20;
     assertThatThrownBy(() -> ChunkCodec.decode(v2, t, v)).hasMessageContaining("version 2");

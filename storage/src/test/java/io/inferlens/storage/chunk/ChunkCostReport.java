@@ -31,7 +31,8 @@ public final class ChunkCostReport {
   private ChunkCostReport() {}
 
   /** One data set: per series its kind, timestamps (ms) and value bits. */
-  public record Dataset(String name, List<String> kinds, List<long[]> timestampsMs, List<long[]> valueBits) {
+  public record Dataset(
+      String name, List<String> kinds, List<long[]> timestampsMs, List<long[]> valueBits) {
     public long samples() {
       long n = 0;
       for (long[] t : timestampsMs) {
@@ -138,7 +139,8 @@ public final class ChunkCostReport {
         byte[] chunk = codec.encode(tb, vb, n);
         ChunkCodec.decode(chunk, t2, v2);
         if (!Arrays.equals(tb, 0, n, t2, 0, n) || !Arrays.equals(vb, 0, n, v2, 0, n)) {
-          throw new AssertionError("bug: series " + s + " chunk at " + from + " does not round trip");
+          throw new AssertionError(
+              "bug: series " + s + " chunk at " + from + " does not round trip");
         }
         c.samples += n;
         c.chunks++;
@@ -168,8 +170,8 @@ public final class ChunkCostReport {
     StringBuilder sb = new StringBuilder();
     sb.append(String.format(Locale.ROOT, "%n%s, %d series, %d samples, chunks of %d samples%n%n",
         d.name(), d.kinds().size(), d.samples(), blockSamples));
-    sb.append("| series kind | share | Gorilla ts | Gorilla values | **Gorilla** | chunk ts | chunk values"
-        + " | **chunk** | chunks const/dec/xor/raw-int |");
+    sb.append("| series kind | share | Gorilla ts | Gorilla values | **Gorilla** | chunk ts"
+        + " | chunk values | **chunk** | chunks const/dec/xor/raw-int |");
     sb.append(zstd ? " chunk+zstd | best-of +1 B |\n" : "\n");
     sb.append("|---|---|---|---|---|---|---|---|---|").append(zstd ? "---|---|\n" : "\n");
     Cost all = total(byKind);
@@ -187,7 +189,8 @@ public final class ChunkCostReport {
     double chunkTs = c.chunkTsBits / 8.0 / n;
     sb.append(String.format(Locale.ROOT,
         "| %s | %.1f %% | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %d/%d/%d/%d |",
-        name, 100.0 * c.samples / allSamples, c.gorillaTsBits / 8.0 / n, c.gorillaValueBits / 8.0 / n,
+        name, 100.0 * c.samples / allSamples, c.gorillaTsBits / 8.0 / n,
+        c.gorillaValueBits / 8.0 / n,
         c.gorilla(), chunkTs, c.chunk() - chunkTs, c.chunk(), c.valueKinds[0], c.valueKinds[1],
         c.valueKinds[2], c.valueKinds[3]));
     if (zstd) {

@@ -56,7 +56,8 @@ class ChunkGoldenBytesTest {
     assertGolden(new long[] {Long.MIN_VALUE, Long.MAX_VALUE, 0},
         new long[] {b(0.2713082437275986), b(-0.0), 0xfff8000000000001L},
         ChunkCodec.VALUES_XOR,
-        "120380000000000000007fffffffffffffff00000000000000003fd15d1d407c7eb3c5fe8ae8ea03e3f59cfff0000000000002");
+        "120380000000000000007fffffffffffffff00000000000000003fd15d1d407c7eb3c5fe8ae8ea03e3f59cf"
+            + "ff0000000000002");
   }
 
   @Test
@@ -69,8 +70,8 @@ class ChunkGoldenBytesTest {
       v[i] = b(1000.0 + 25.316 * i + Math.sqrt(i));
     }
     assertGolden(t, v, ChunkCodec.VALUES_RAW_INTEGERS,
-        "1b0c80a0899fc56898750003aa808080808080a08f8101ca9888d8f2d064d7ce8aa7b204a7fffdf12322fa8642"
-            + "4511e07d5de84306d2715703c4c1b291602cf101fdb40000000000007520989c6018cf7ef7b00406e1003c0"
-            + "09738078080");
+        "1b0c80a0899fc56898750003aa808080808080a08f8101ca9888d8f2d064d7ce8aa7b204a7fffdf12322fa"
+            + "86424511e07d5de84306d2715703c4c1b291602cf101fdb40000000000007520989c6018cf7ef7b004"
+            + "06e1003c009738078080");
   }
 }
