@@ -7,7 +7,6 @@ import com.linecorp.armeria.server.Server;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.catalog.SignalCatalog;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
-import io.inferlens.analysis.target.TargetConfig;
 import io.inferlens.ingest.IngestLimits;
 import io.inferlens.ingest.RemoteWriteHandler;
 import io.inferlens.storage.StorageException;
@@ -57,8 +56,18 @@ public final class InferLensServer implements AutoCloseable {
     this.metrics = new SelfMetrics(registry, store);
     SignalCatalog catalog = config.catalogFile() == null ? SignalCatalog.load()
         : SignalCatalog.load(config.catalogFile());
-    this.engine = new DiagnosisEngine(store, catalog, TargetConfig.defaults(), config.analysis(),
+    this.engine = new DiagnosisEngine(store, catalog, config.targets(), config.analysis(),
         clock);
+    io.micrometer.core.instrument.Gauge.builder("inferlens.analysis.cache.size", engine.cache(),
+        c -> c.bytes()).baseUnit("bytes")
+        .description("Bytes of evaluated indicator chunks cached by the analysis engine")
+        .register(registry);
+    io.micrometer.core.instrument.FunctionCounter.builder("inferlens.analysis.cache.hits",
+        engine.cache(), c -> c.hits()).description("Chunk lookups answered from the cache")
+        .register(registry);
+    io.micrometer.core.instrument.FunctionCounter.builder("inferlens.analysis.cache.misses",
+        engine.cache(), c -> c.misses()).description("Chunk lookups evaluated from samples")
+        .register(registry);
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "inferlens-retention");
       t.setDaemon(true);
@@ -86,6 +95,8 @@ public final class InferLensServer implements AutoCloseable {
       throw e;
     }
     s.housekeeping.scheduleWithFixedDelay(s::runRetention, 0, RETENTION_PERIOD_MS,
+        TimeUnit.MILLISECONDS);
+    s.housekeeping.scheduleWithFixedDelay(s::warmAnalysis, WARM_DELAY_MS, WARM_PERIOD_MS,
         TimeUnit.MILLISECONDS);
     log.info("InferLens listening on {} with data in {}", s.server.activePorts().keySet(),
         config.dataDir().toAbsolutePath());
@@ -115,6 +126,24 @@ public final class InferLensServer implements AutoCloseable {
         HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Healthy.\n"));
     sb.service("/-/ready", (ctx, req) ->
         HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Ready.\n"));
+  }
+
+  /** First analysis warm-up after start: let the server answer its first requests first. */
+  private static final long WARM_DELAY_MS = 30_000L;
+  /** How often the last 30 days of every target are evaluated into the engine's chunk cache. */
+  private static final long WARM_PERIOD_MS = 5 * 60_000L;
+
+  /**
+   * Keeps diagnoses current as samples arrive: evaluates the last 30 days of every target so the
+   * engine's chunk cache holds them and a 30-day request only evaluates the newest minutes.
+   */
+  private void warmAnalysis() {
+    try {
+      long now = clock.millis();
+      engine.diagnoses(now - 30 * 86_400_000L, now, java.util.List.of());
+    } catch (Exception e) {
+      log.warn("analysis warm-up failed; will retry in {} ms", WARM_PERIOD_MS, e);
+    }
   }
 
   private void runRetention() {

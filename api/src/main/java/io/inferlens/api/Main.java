@@ -111,6 +111,23 @@ public final class Main implements Runnable {
             + "default thresholds (default: ${DEFAULT-VALUE}).")
     String baselineMinHistory;
 
+    @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
+        paramLabel = "LABEL",
+        description = "Labels whose values define one diagnosed target (default: ${DEFAULT-VALUE}).")
+    java.util.List<String> targetLabels;
+
+    @Option(names = "--gpu-host-labels", defaultValue = "Hostname,hostname", split = ",",
+        paramLabel = "LABEL",
+        description = "Labels of DCGM series compared with the host part of a target's instance "
+            + "to join GPUs to it; else the GPU series' own instance host (default: "
+            + "${DEFAULT-VALUE}).")
+    java.util.List<String> gpuHostLabels;
+
+    @Option(names = "--consumer-group-target", paramLabel = "GROUP=TARGET",
+        description = "Join a Kafka consumer group to a target (its id from /api/v1/targets, or "
+            + "its host) instead of by instance host. Repeatable.")
+    java.util.Map<String, String> consumerGroups = new java.util.LinkedHashMap<>();
+
     @Override
     public Integer call() throws Exception {
       ServerConfig config;
@@ -128,7 +145,10 @@ public final class Main implements Runnable {
                 .withSlos(sloMap);
         config = new ServerConfig(ServerConfig.parseListen(listen), dataDir,
             Units.parseDurationMs(retention), Units.parseBytes(maxRequestBytes),
-            Units.parseDurationMs(maxFuture), walSync, analysis, catalog);
+            Units.parseDurationMs(maxFuture), walSync, analysis, catalog,
+            io.inferlens.analysis.target.TargetConfig.defaults()
+                .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
+                .withConsumerGroupTargets(consumerGroups));
         if (catalog != null) {
           io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
         }

@@ -2,6 +2,7 @@ package io.inferlens.api;
 
 import java.net.InetSocketAddress;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
+import io.inferlens.analysis.target.TargetConfig;
 import java.nio.file.Path;
 
 /**
@@ -18,6 +19,7 @@ import java.nio.file.Path;
  *     write survives a crash of the process but not of the machine
  * @param analysis thresholds and time scales of the analysis engine
  * @param catalogFile a user signal catalog that extends the built-in one, or null
+ * @param targets how series group into targets and how GPU and Kafka series join them
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -27,13 +29,14 @@ public record ServerConfig(
     long maxFutureMs,
     boolean walSync,
     AnalysisConfig analysis,
-    Path catalogFile) {
+    Path catalogFile,
+    TargetConfig targets) {
 
   /** The storage and ingest settings with the default analysis configuration. */
   public ServerConfig(InetSocketAddress listen, Path dataDir, long retentionMs,
       long maxRequestBytes, long maxFutureMs, boolean walSync) {
     this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        AnalysisConfig.defaults(), null);
+        AnalysisConfig.defaults(), null, TargetConfig.defaults());
   }
 
   /**
@@ -42,7 +45,7 @@ public record ServerConfig(
    */
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        newAnalysis, catalogFile);
+        newAnalysis, catalogFile, targets);
   }
 
   /** Default retention: 30 days in milliseconds. */

@@ -54,6 +54,29 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private final SampleScanner scanner;
   /** Serializes appends and retention: conflict check and write happen as one step. */
   private final ReentrantLock appendLock = new ReentrantLock();
+  private final java.util.concurrent.CopyOnWriteArrayList<AppendListener> listeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /**
+   * Told the time range of the samples each append made durable, so readers can drop what they
+   * cached for that range (backfill included). Called on the appending thread, under the append
+   * lock: implementations must be quick and must not call back into the store.
+   */
+  @FunctionalInterface
+  public interface AppendListener {
+    /**
+     * @param minTimestampMs oldest sample appended, milliseconds
+     * @param maxTimestampMs newest sample appended, milliseconds
+     */
+    void appended(long minTimestampMs, long maxTimestampMs);
+  }
+
+  /**
+   * @param listener called after every append that stored at least one sample
+   */
+  public void addAppendListener(AppendListener listener) {
+    listeners.add(listener);
+  }
   /** Read-held by every operation, write-held by close, so close never frees handles in use. */
   private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
   /** Next series id to assign; guarded by {@link #appendLock}. */
@@ -346,14 +369,29 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
 
     // Durable now: publish new series and raise the max timestamps.
     nextSeriesId = newId;
+    long minTs = Long.MAX_VALUE;
+    long maxTs = Long.MIN_VALUE;
     for (Pending p : pending.values()) {
       for (long ts : p.samples.keySet()) {
         if (ts > p.ref.maxTimestampMs) {
           p.ref.maxTimestampMs = ts;
         }
+        minTs = Math.min(minTs, ts);
+        maxTs = Math.max(maxTs, ts);
       }
       if (p.created) {
         index.add(p.ref);
+      }
+    }
+    if (appended > 0) {
+      for (AppendListener l : listeners) {
+        try {
+          l.appended(minTs, maxTs);
+        } catch (RuntimeException e) {
+          // A listener (a cache) failing must not fail a durable append.
+          System.getLogger(TimeSeriesStore.class.getName()).log(System.Logger.Level.WARNING,
+              "append listener failed", e);
+        }
       }
     }
     return new AppendResult(

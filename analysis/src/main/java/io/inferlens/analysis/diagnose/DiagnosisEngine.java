@@ -25,7 +25,10 @@ import java.util.Map;
  * what the store holds now.
  *
  * <p>Each call evaluates the requested range plus the baseline lookback before it
- * ({@link AnalysisConfig#baselineLookbackMs()}, 14 days by default) at the configured step.
+ * ({@link AnalysisConfig#baselineLookbackMs()}, 14 days by default, from the target's first
+ * sample on) at the configured step. Evaluated chunks older than a few minutes are cached
+ * ({@link FrameCache}) and dropped when samples are appended in their time range, so repeated and
+ * long-range requests do not re-read raw samples.
  *
  * <p>Thread safe: calls share nothing mutable.
  */
@@ -38,6 +41,7 @@ public final class DiagnosisEngine {
   private final Clock clock;
   private final TargetDiscovery discovery;
   private final SignalResolver resolver;
+  private final FrameCache cache;
 
   /**
    * @param store the store to read
@@ -55,6 +59,29 @@ public final class DiagnosisEngine {
     this.clock = clock;
     this.discovery = new TargetDiscovery(catalog);
     this.resolver = new SignalResolver(catalog, targetConfig);
+    this.cache = new FrameCache(DEFAULT_CACHE_BYTES,
+        Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.InstantSelection.DEFAULT_LOOKBACK_MS));
+    store.addAppendListener(cache::invalidate);
+  }
+
+  /**
+   * Budget of the evaluated-chunk cache: 256 MiB holds about 30 days of 15 s indicators for ~15
+   * targets (≈ 17 MiB each); older chunks are evaluated again when needed.
+   */
+  public static final long DEFAULT_CACHE_BYTES = 256L << 20;
+
+  /** @return the cache of evaluated chunks (for metrics and tests) */
+  public FrameCache cache() {
+    return cache;
+  }
+
+  private static String cacheKey(Target target, Map<Signal, ResolvedSignal> signals) {
+    StringBuilder sb = new StringBuilder(target.id());
+    for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
+      sb.append('|').append(e.getKey()).append('=').append(e.getValue().metricName())
+          .append(e.getValue().scopeMatchers());
+    }
+    return sb.toString();
   }
 
   /** @return the analysis configuration in force */
@@ -104,12 +131,12 @@ public final class DiagnosisEngine {
     // History only from the target's first sample: a new target has no 14 days to evaluate.
     long first = firstSampleMs(signals, historyStart, startMs);
     historyStart = Math.max(historyStart, Math.min(startMs, first));
-    // Align history to the step grid of the requested range so step k of the range is exact.
-    long evalStart = startMs - ((startMs - historyStart) / step) * step;
+    // Steps on the absolute grid (multiples of the step), so cached chunks serve every request.
+    long evalStart = Math.floorDiv(historyStart, step) * step;
     long now = clock.millis();
     IndicatorFrame frame = new IndicatorEvaluator(config).evaluate(store, signals, evalStart,
-        endMs, step, now);
-    int reportFrom = (int) ((startMs - evalStart) / step);
+        endMs, step, now, cache, cacheKey(target, signals));
+    int reportFrom = (int) Math.min(frame.steps(), (startMs - evalStart + step - 1) / step);
     // Trim leading history without any data: it carries no baseline.
     Diagnoser.Result result = new Diagnoser(config).diagnose(frame, reportFrom, target.id(),
         target.labels(), Math.min(now, dataEnd(frame)));

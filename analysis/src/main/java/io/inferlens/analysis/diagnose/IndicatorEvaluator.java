@@ -62,19 +62,75 @@ public final class IndicatorEvaluator {
    */
   public IndicatorFrame evaluate(TimeSeriesStore store, Map<Signal, ResolvedSignal> signals,
       long startMs, long endMs, long stepMs, long nowMs) throws StorageException {
+    return evaluate(store, signals, startMs, endMs, stepMs, nowMs, null, null);
+  }
+
+  /**
+   * As {@link #evaluate(TimeSeriesStore, Map, long, long, long, long)}, reusing chunks of
+   * {@value #CHUNK_STEPS} steps aligned on multiples of {@code CHUNK_STEPS × stepMs} from a cache.
+   * Only chunks that ended more than {@link #DELIVERY_SLACK_MS} plus the rate window ago are
+   * cached, so recent data is always evaluated afresh.
+   *
+   * @param cache the cache, or null to evaluate everything
+   * @param cacheKey identifies the target and the metrics its signals resolved to; null disables
+   *     the cache
+   * @return the frame
+   * @throws StorageException if the store fails
+   */
+  public IndicatorFrame evaluate(TimeSeriesStore store, Map<Signal, ResolvedSignal> signals,
+      long startMs, long endMs, long stepMs, long nowMs, FrameCache cache, String cacheKey)
+      throws StorageException {
     int steps = (int) ((endMs - startMs) / stepMs) + 1;
     IndicatorFrame frame = new IndicatorFrame(startMs, stepMs, steps);
-    for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
-      for (Indicator ind : indicators(e.getKey())) {
-        double[] all = new double[steps];
-        for (int from = 0; from < steps; from += CHUNK_STEPS) {
-          int to = Math.min(steps, from + CHUNK_STEPS) - 1;
-          StepRange range = new StepRange(startMs + from * stepMs, startMs + to * stepMs, stepMs);
-          double[] part = evaluate(store, e.getValue(), ind, range);
-          System.arraycopy(part, 0, all, from, part.length);
-        }
-        frame.put(ind, all);
+    Map<Indicator, double[]> all = new java.util.EnumMap<>(Indicator.class);
+    for (Signal s : signals.keySet()) {
+      for (Indicator ind : indicators(s)) {
+        double[] v = new double[steps];
+        Arrays.fill(v, Double.NaN);
+        all.put(ind, v);
       }
+    }
+    long span = CHUNK_STEPS * stepMs;
+    long lastStep = startMs + (steps - 1) * stepMs;
+    long cacheableBefore = nowMs - DELIVERY_SLACK_MS - config.rateWindowMs();
+    for (long cs = Math.floorDiv(startMs, span) * span; cs <= lastStep; cs += span) {
+      long chunkLast = cs + span - stepMs;
+      boolean aligned = Math.floorMod(cs - startMs, stepMs) == 0;
+      Map<Indicator, double[]> part;
+      long partStart;
+      if (cache != null && cacheKey != null && aligned && chunkLast < cacheableBefore) {
+        FrameCache.Chunk c = cache.get(cacheKey, stepMs, cs);
+        if (c == null) {
+          c = new FrameCache.Chunk(cs, stepMs, CHUNK_STEPS,
+              evaluateRange(store, signals, new StepRange(cs, chunkLast, stepMs)));
+          cache.put(cacheKey, c);
+        }
+        part = c.values();
+        partStart = cs;
+      } else {
+        partStart = Math.max(cs, startMs);
+        long partEnd = Math.min(chunkLast, lastStep);
+        // Keep the request's step grid when the chunk grid is not aligned to it.
+        partStart = startMs + ((partStart - startMs + stepMs - 1) / stepMs) * stepMs;
+        if (partStart > partEnd) {
+          continue;
+        }
+        part = evaluateRange(store, signals, new StepRange(partStart, partEnd, stepMs));
+      }
+      for (Map.Entry<Indicator, double[]> e : part.entrySet()) {
+        double[] dst = all.get(e.getKey());
+        double[] src = e.getValue();
+        for (int k = 0; k < src.length; k++) {
+          long t = partStart + k * stepMs;
+          if (t < startMs || t > lastStep) {
+            continue;
+          }
+          dst[(int) ((t - startMs) / stepMs)] = src[k];
+        }
+      }
+    }
+    for (Map.Entry<Indicator, double[]> e : all.entrySet()) {
+      frame.put(e.getKey(), e.getValue());
     }
     ResolvedSignal heartbeat = signals.containsKey(Signal.WAITING) ? signals.get(Signal.WAITING)
         : signals.containsKey(Signal.RUNNING) ? signals.get(Signal.RUNNING) : null;
@@ -82,6 +138,82 @@ public final class IndicatorEvaluator {
       markGaps(store, heartbeat, frame, Math.min(endMs, nowMs));
     }
     return frame;
+  }
+
+  /** Every indicator of every signal over one step range (≤ {@link StepRange#MAX_STEPS}). */
+  private Map<Indicator, double[]> evaluateRange(TimeSeriesStore store,
+      Map<Signal, ResolvedSignal> signals, StepRange range) throws StorageException {
+    Map<Indicator, double[]> out = new java.util.EnumMap<>(Indicator.class);
+    for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
+      Indicator[] inds = indicators(e.getKey());
+      ResolvedSignal rs = e.getValue();
+      if (rs.source().kind() == SourceKind.HISTOGRAM && inds.length > 0 && inds[0].isLatency()) {
+        // Rates of the buckets once, quantiles for each indicator from them.
+        long readFrom = range.startMs() - config.rateWindowMs();
+        List<Series> buckets = store.select(rs.selector(rs.source().bucketName()), readFrom,
+            range.endMs());
+        java.util.TreeMap<Double, double[]> sums = summedBucketRates(buckets, range);
+        for (Indicator ind : inds) {
+          double[] v = quantiles(quantileOf(ind), sums, range.count());
+          scale(v, rs.source().scale());
+          out.put(ind, v);
+        }
+      } else {
+        for (Indicator ind : inds) {
+          out.put(ind, evaluate(store, rs, ind, range));
+        }
+      }
+    }
+    return out;
+  }
+
+  private java.util.TreeMap<Double, double[]> summedBucketRates(List<Series> buckets,
+      StepRange range) {
+    java.util.TreeMap<Double, double[]> sums = new java.util.TreeMap<>();
+    for (Series s : buckets) {
+      java.util.OptionalDouble le = HistogramQuantile.parseUpperBound(
+          s.labels().get(HistogramQuantile.LE));
+      if (le.isEmpty()) {
+        continue;
+      }
+      double[] r = RangeFunctions.rate(s, config.rateWindowMs(), range).values();
+      double[] sum = sums.computeIfAbsent(le.getAsDouble(), k -> {
+        double[] a = new double[range.count()];
+        Arrays.fill(a, Double.NaN);
+        return a;
+      });
+      for (int i = 0; i < sum.length; i++) {
+        if (!Double.isNaN(r[i])) {
+          sum[i] = Double.isNaN(sum[i]) ? r[i] : sum[i] + r[i];
+        }
+      }
+    }
+    return sums;
+  }
+
+  /** As {@link HistogramQuantile#ofSummedRates}, from rates already summed by {@code le}. */
+  private static double[] quantiles(double q, java.util.TreeMap<Double, double[]> sums, int n) {
+    double[] out = new double[n];
+    List<HistogramQuantile.Bucket> buckets = new java.util.ArrayList<>(sums.size());
+    for (int i = 0; i < n; i++) {
+      buckets.clear();
+      for (Map.Entry<Double, double[]> e : sums.entrySet()) {
+        double c = e.getValue()[i];
+        if (!Double.isNaN(c)) {
+          buckets.add(new HistogramQuantile.Bucket(e.getKey(), c));
+        }
+      }
+      out[i] = buckets.isEmpty() ? Double.NaN : HistogramQuantile.quantile(q, buckets);
+    }
+    return out;
+  }
+
+  private static void scale(double[] v, double factor) {
+    if (factor != 1.0) {
+      for (int i = 0; i < v.length; i++) {
+        v[i] *= factor;
+      }
+    }
   }
 
   /** The indicators one signal feeds. */
@@ -159,11 +291,7 @@ public final class IndicatorEvaluator {
       out = instant(store.select(rs.matchers(), readFrom, range.endMs()), range, src,
           src.aggregation());
     }
-    if (src.scale() != 1.0) {
-      for (int i = 0; i < out.length; i++) {
-        out[i] *= src.scale();
-      }
-    }
+    scale(out, src.scale());
     return out;
   }
 

@@ -140,6 +140,25 @@ class DiagnosisEngineTest {
   }
 
   @Test
+  void cachedChunksGiveTheSameAnswerAndBackfillInvalidatesThem() throws Exception {
+    long t0 = NOW - 5 * 86_400_000L; // old enough for its chunk to be cached
+    double[] cumulative = new double[LE.length + 3];
+    scrapeVllm("d", "m1", t0, 240, i -> 2.5, i -> 0, i -> 50, i -> 0.3, cumulative);
+    long firstHour = t0 + 239 * STEP;
+    assertThat(engine.diagnoses(t0, firstHour, List.of())).isEmpty();
+    long missesAfterFirst = engine.cache().misses();
+    assertThat(engine.cache().bytes()).isPositive();
+    assertThat(engine.diagnoses(t0, firstHour, List.of())).isEmpty();
+    assertThat(engine.cache().misses()).isEqualTo(missesAfterFirst);
+    assertThat(engine.cache().hits()).isPositive();
+    // The second hour arrives late (backfill): saturated. The cached chunk must not hide it.
+    scrapeVllm("d", "m1", t0 + 240 * STEP, 240, i -> 12, i -> 20, i -> 99, i -> 0.95,
+        cumulative);
+    assertThat(engine.diagnoses(t0, t0 + 479 * STEP, List.of())).extracting(Diagnosis::cause)
+        .containsExactly(Cause.CAPACITY_EXHAUSTED);
+  }
+
+  @Test
   void matchSelectorsFilterTargets() throws Exception {
     scrapeVllm("a", "m1", DAY_AGO, 480, i -> i < 240 ? 2.5 : 12, i -> i < 240 ? 0 : 20,
         i -> i < 240 ? 50 : 99, i -> 0.5, new double[LE.length + 3]);
