@@ -148,6 +148,7 @@ public final class TrendsApi {
     if (id == null || id.isEmpty()) {
       throw new IllegalArgumentException("missing parameter target (a target id from /api/v1/targets)");
     }
+    long lookup = System.nanoTime();
     Target target = null;
     for (Target c : engine.targets(t.startMs(), t.endMs())) {
       if (c.id().equals(id)) {
@@ -158,6 +159,7 @@ public final class TrendsApi {
       throw new IllegalArgumentException("no target with id \"" + id + "\" has samples between "
           + Instant.ofEpochMilli(t.startMs()) + " and " + Instant.ofEpochMilli(t.endMs()));
     }
+    long lookupMs = (System.nanoTime() - lookup) / 1_000_000;
     List<Indicator> indicators = new ArrayList<>();
     for (String s : p.getAll("signal")) {
       for (String part : s.split(",")) {
@@ -227,6 +229,7 @@ public final class TrendsApi {
     data.put("start", Instant.ofEpochMilli(t.startMs()).toString());
     data.put("end", Instant.ofEpochMilli(t.endMs()).toString());
     data.put("step", step / 1000.0);
+    data.put("targetsMs", lookupMs);
     data.put("analyzeMs", analyzeMs);
     data.put("signals", out);
     return data;

@@ -376,7 +376,7 @@ class WebUiBrowserTest {
     }
     System.out.print(report);
     Files.writeString(SHOTS.resolve("trend-timing.txt"), report.toString());
-    assertChartsDrawn(1);
+    assertChartsDrawn(3);
     List<WebElement> days = driver.findElements(By.cssSelector("table.wow tbody tr"));
     assertThat(days).hasSize(3);
     assertThat(days.get(0).getText()).contains("slower");

@@ -31,6 +31,7 @@ export function fmt(v, unit) {
   if (v == null || Number.isNaN(v)) return '–';
   switch (unit) {
     case 's':
+      if (v === 0) return '0';
       if (Math.abs(v) < 1) return (v * 1000).toFixed(Math.abs(v) < 0.01 ? 1 : 0) + ' ms';
       return v.toFixed(v < 10 ? 2 : 1) + ' s';
     case 'ratio': return (v * 100).toFixed(0) + ' %';

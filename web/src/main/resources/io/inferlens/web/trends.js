@@ -18,14 +18,6 @@ function change(c) {
 export async function renderTrends(app, parts, stale) {
   const id = parts[0];
   const { start, end } = timeRange('30d');
-  // The versions comparison needs the instance: fetch the target list first (cheap), then both
-  // long-range reads at once.
-  const versionsOf = get('/api/v1/targets', { start, end }).then(ts => {
-    const t = ts.targets.find(x => x.id === id);
-    if (!t) throw new Error(`target ${id} has no samples in this range`);
-    return get('/api/v1/trends/versions', { instance: t.labels.instance, start, end });
-  });
-  versionsOf.catch(() => { /* shown below */ });
   const data = await get('/api/v1/trends', { target: id, signal: SIGNALS.map(s => s[0]).join(','), start, end });
   if (stale()) return;
   const allDays = [...new Set(data.signals.flatMap(s => s.days.map(d => d.day)))].sort();
@@ -34,15 +26,17 @@ export async function renderTrends(app, parts, stale) {
     const byDay = Object.fromEntries(s.days.map(d => [d.day, d.p95]));
     return { label: (SIGNALS.find(x => x[0] === s.signal) || [0, s.signal])[1], values: allDays.map(d => byDay[d] ?? null) };
   });
-  const box = h('div', { class: 'chart-box' });
+  const boxes = lines.map(() => h('div', { class: 'chart-box' }));
   const versionsBox = h('section', { class: 'card', id: 'versions' }, h('h2', {}, 'Model versions on this instance'),
     h('p', { class: 'muted' }, 'Loading…'));
   app.replaceChildren(
     h('div', { class: 'title-row' }, h('h1', {}, 'Trends · ' + targetName(data.target)),
       h('a', { href: link('/target/' + id, { tab: 'live', range: '24h', from: null, to: null }) }, 'Live charts →')),
-    h('p', { class: 'muted small' }, `Daily P95 (UTC days) of each signal, evaluated every ${data.step} s over ${allDays.length} day(s); server analysis ${data.analyzeMs} ms.`),
-    h('section', { class: 'card chart', 'data-chart': 'daily' }, h('h2', {}, 'Daily P95'),
-      allDays.length ? box : h('p', { class: 'muted' }, 'No data in this range.')),
+    h('p', { class: 'muted small' }, `Daily P95 (UTC days) of each signal, evaluated every ${data.step} s over ${allDays.length} day(s); server: target lookup ${data.targetsMs} ms, analysis ${data.analyzeMs} ms.`),
+    allDays.length ? h('div', { class: 'charts trend-charts' }, lines.map((l, i) =>
+      h('section', { class: 'card chart', 'data-chart': 'daily-' + data.signals[i].signal },
+        h('h2', {}, 'Daily ' + l.label), boxes[i])))
+      : h('section', { class: 'card' }, h('p', { class: 'muted' }, 'No data in this range.')),
     h('section', { class: 'card' }, h('h2', {}, 'Week over week (median of daily P95)'),
       h('table', { class: 'wow' },
         h('thead', {}, h('tr', {}, ['signal', 'last 7 days', 'previous 7 days', 'change'].map(c => h('th', { scope: 'col' }, c)))),
@@ -52,12 +46,15 @@ export async function renderTrends(app, parts, stale) {
           h('td', { class: 'num' }, fmt(s.weekOverWeek.lastWeek, s.unit)),
           h('td', {}, change(s.weekOverWeek.change))))))),
     versionsBox);
-  if (allDays.length) dailyChart(box, { days: xs, lines, unit: 's' });
+  if (allDays.length) {
+    lines.forEach((l, i) => dailyChart(boxes[i], { days: xs, lines: [l], unit: data.signals[i].unit, height: 170 }));
+  }
   performance.mark('inferlens-trend-chart-drawn');
   app.dataset.chartMs = performance.now().toFixed(1);
   // Versions: best effort, it does not hold up the trend chart.
   try {
-    const v = await versionsOf;
+    // After the chart: on a small machine two long-range reads at once only slow each other down.
+    const v = await get('/api/v1/trends/versions', { instance: data.target.instance, start, end });
     if (stale()) return;
     const rows = v.versions;
     versionsBox.replaceChildren(h('h2', {}, `Model versions on ${v.instance}`),
@@ -65,7 +62,8 @@ export async function renderTrends(app, parts, stale) {
         h('thead', {}, h('tr', {}, ['model_name', 'served', 'E2E P95', 'TTFT P95', 'TPOT P95', 'request rate', 'E2E vs previous']
           .map(c => h('th', { scope: 'col' }, c)))),
         h('tbody', {}, rows.map((r, i) => h('tr', { 'data-model': r.model_name },
-          h('th', { scope: 'row' }, r.model_name || '(none)'),
+          h('th', { scope: 'row' }, h('a', { href: link('/trends/' + r.id) }, r.model_name || '(none)'),
+            r.id === id ? h('span', { class: 'muted small' }, ' (shown above)') : null),
           h('td', { class: 'small' }, r.first ? `${new Date(r.first).toLocaleDateString()} → ${new Date(r.last).toLocaleDateString()}` : '–'),
           h('td', { class: 'num' }, fmt(r.e2e_p95, 's')),
           h('td', { class: 'num' }, fmt(r.ttft_p95, 's')),
