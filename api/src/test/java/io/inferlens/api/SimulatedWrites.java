@@ -102,63 +102,78 @@ final class SimulatedWrites {
       if (line.isEmpty() || line.startsWith("#")) {
         continue;
       }
-      TreeMap<String, String> labels = new TreeMap<>();
-      int brace = line.indexOf('{');
-      int space;
-      String name;
-      if (brace >= 0) {
-        name = line.substring(0, brace);
-        int pos = brace + 1;
-        while (line.charAt(pos) != '}') {
-          int eq = line.indexOf('=', pos);
-          String ln = line.substring(pos, eq);
-          pos = eq + 2; // skip ="
-          StringBuilder v = new StringBuilder();
-          while (line.charAt(pos) != '"') {
-            char c = line.charAt(pos++);
-            if (c == '\\') {
-              char n = line.charAt(pos++);
-              v.append(n == 'n' ? '\n' : n);
-            } else {
-              v.append(c);
-            }
-          }
-          pos++;
-          labels.put(ln, v.toString());
-          if (line.charAt(pos) == ',') {
-            pos++;
-          }
-        }
-        space = pos + 1;
-      } else {
-        space = line.indexOf(' ');
-        name = line.substring(0, space);
-        space++;
-      }
-      String[] rest = line.substring(space).strip().split("\\s+");
-      double value = switch (rest[0]) {
+      // name{labels} value: label values never hold a space in these expositions.
+      int sp = line.lastIndexOf(' ', line.length() - 1);
+      String series = line.substring(0, sp);
+      String v = line.substring(sp + 1);
+      double value = switch (v) {
         case "+Inf", "Inf" -> Double.POSITIVE_INFINITY;
         case "-Inf" -> Double.NEGATIVE_INFINITY;
         case "NaN" -> Double.NaN;
-        default -> Double.parseDouble(rest[0]);
+        default -> Double.parseDouble(v);
       };
-      labels.put("__name__", name);
-      labels.put("job", job);
-      labels.put("instance", instance);
-      sample(labels, ts, value);
+      String key = job + '\u0000' + instance + '\u0000' + series;
+      TimeSeries.Builder b = pending.get(key);
+      if (b == null) {
+        b = builder(parseLabels(series, job, instance));
+        pending.put(key, b);
+      }
+      b.addSamples(Sample.newBuilder().setTimestamp(ts).setValue(value));
+      pendingSamples++;
     }
+  }
+
+  private static TreeMap<String, String> parseLabels(String series, String job, String instance) {
+    TreeMap<String, String> labels = new TreeMap<>();
+    int brace = series.indexOf('{');
+    if (brace >= 0) {
+      int pos = brace + 1;
+      while (series.charAt(pos) != '}') {
+        int eq = series.indexOf('=', pos);
+        String ln = series.substring(pos, eq);
+        pos = eq + 2; // skip ="
+        StringBuilder v = new StringBuilder();
+        while (series.charAt(pos) != '"') {
+          char c = series.charAt(pos++);
+          if (c == '\\') {
+            char n = series.charAt(pos++);
+            v.append(n == 'n' ? '\n' : n);
+          } else {
+            v.append(c);
+          }
+        }
+        pos++;
+        labels.put(ln, v.toString());
+        if (series.charAt(pos) == ',') {
+          pos++;
+        }
+      }
+    }
+    labels.put("__name__", brace >= 0 ? series.substring(0, brace) : series);
+    labels.put("job", job);
+    labels.put("instance", instance);
+    return labels;
+  }
+
+  private static TimeSeries.Builder builder(Map<String, String> labels) {
+    TimeSeries.Builder b = TimeSeries.newBuilder();
+    for (Map.Entry<String, String> e : new TreeMap<>(labels).entrySet()) {
+      b.addLabels(Label.newBuilder().setName(e.getKey()).setValue(e.getValue()));
+    }
+    return b;
   }
 
   /** Queues one sample of the series with these labels (any order). */
   void sample(Map<String, String> labels, long ts, double value) {
-    TreeMap<String, String> sorted = new TreeMap<>(labels);
-    String key = sorted.toString();
+    String key = new TreeMap<>(labels).toString();
+    sample(key, labels, ts, value);
+  }
+
+  /** Queues one sample of the series {@code key} (a caller-chosen unique name of the labels). */
+  void sample(String key, Map<String, String> labels, long ts, double value) {
     TimeSeries.Builder b = pending.get(key);
     if (b == null) {
-      b = TimeSeries.newBuilder();
-      for (Map.Entry<String, String> e : sorted.entrySet()) {
-        b.addLabels(Label.newBuilder().setName(e.getKey()).setValue(e.getValue()));
-      }
+      b = builder(labels);
       pending.put(key, b);
     }
     b.addSamples(Sample.newBuilder().setTimestamp(ts).setValue(value));
@@ -185,76 +200,78 @@ final class SimulatedWrites {
   /**
    * Synthetic long history of one vLLM engine at 15 s: E2E, TTFT and ITL histograms with few
    * buckets, waiting/running gauges and the success counter — only what the trend view reads.
-   * Latency follows a daily cycle; the model {@code modelB} replaces {@code modelA} at
-   * {@code switchMs} and is 20 % slower; the last week is also 10 % slower than the one before.
+   * Latency follows a daily cycle and the last week is 10 % slower than the ones before;
+   * {@code slow} scales every latency (a slower model version).
    */
-  void syntheticHistory(String instance, String modelA, String modelB, long startMs, long endMs,
-      long switchMs) {
-    double[] e2eLe = {0.5, 1, 2, 3, 4, 5, 7.5, 10};
-    double[] ttftLe = {0.05, 0.1, 0.2, 0.3, 0.5, 1, 2};
-    double[] itlLe = {0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1};
-    double[][] cum = new double[3][];
+  void syntheticHistory(String instance, String model, long startMs, long endMs, double slowdown) {
+    double[][] les = {{0.5, 1, 2, 3, 4, 5, 7.5, 10}, {0.05, 0.1, 0.2, 0.3, 0.5, 1, 2},
+        {0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1}};
+    String[] names = {"vllm:e2e_request_latency_seconds", "vllm:time_to_first_token_seconds",
+        "vllm:inter_token_latency_seconds"};
+    double[] perReq = {1, 1, 28};
+    // The series, built once: per histogram its buckets, +Inf, _count and _sum; then the gauges.
+    List<Map<String, String>> series = new ArrayList<>();
+    for (int h = 0; h < 3; h++) {
+      for (double le : les[h]) {
+        series.add(labels(instance, model, names[h] + "_bucket", "le", trim(le)));
+      }
+      series.add(labels(instance, model, names[h] + "_bucket", "le", "+Inf"));
+      series.add(labels(instance, model, names[h] + "_count"));
+      series.add(labels(instance, model, names[h] + "_sum"));
+    }
+    series.add(labels(instance, model, "vllm:num_requests_running"));
+    series.add(labels(instance, model, "vllm:num_requests_waiting"));
+    series.add(labels(instance, model, "vllm:request_success_total", "finished_reason", "stop"));
+    String[] keys = series.stream().map(m -> new TreeMap<>(m).toString()).toArray(String[]::new);
+    double[] v = new double[series.size()];
+    double[][] cum = {new double[les[0].length], new double[les[1].length],
+        new double[les[2].length]};
     double[] sums = new double[3];
     double count = 0;
-    String model = null;
     for (long ts = startMs; ts <= endMs; ts += SCRAPE_MS) {
-      String now = ts < switchMs ? modelA : modelB;
-      if (!now.equals(model)) { // a new engine process: counters start over
-        model = now;
-        cum = new double[][] {new double[e2eLe.length], new double[ttftLe.length],
-            new double[itlLe.length]};
-        sums = new double[3];
-        count = 0;
-      }
       double day = (ts % 86_400_000L) / 86_400_000.0;
       double load = 1 + 0.5 * Math.sin(2 * Math.PI * (day - 0.3));
-      double slow = (ts < switchMs ? 1.0 : 1.2) * (endMs - ts < 7 * 86_400_000L ? 1.1 : 1.0)
-          * (0.9 + 0.2 * load);
+      double slow = slowdown * (endMs - ts < 7 * 86_400_000L ? 1.1 : 1.0) * (0.9 + 0.2 * load);
       double n = 30 * load;
       count += n;
       double[] medians = {2.5 * slow, 0.15 * slow, 0.03 * slow};
-      double[][] les = {e2eLe, ttftLe, itlLe};
-      String[] names = {"vllm:e2e_request_latency_seconds", "vllm:time_to_first_token_seconds",
-          "vllm:inter_token_latency_seconds"};
-      double[] perReq = {1, 1, 28};
-      Map<String, String> base = new LinkedHashMap<>();
-      base.put("job", "vllm");
-      base.put("instance", instance);
-      base.put("model_name", model);
-      base.put("engine", "0");
+      int i = 0;
       for (int h = 0; h < 3; h++) {
         double obs = n * perReq[h];
         for (int b = 0; b < les[h].length; b++) {
           cum[h][b] += obs * logNormalCdf(les[h][b], medians[h], 0.45);
-          Map<String, String> l = new LinkedHashMap<>(base);
-          l.put("__name__", names[h] + "_bucket");
-          l.put("le", trim(les[h][b]));
-          sample(l, ts, cum[h][b]);
+          v[i++] = cum[h][b];
         }
         sums[h] += obs * medians[h] * Math.exp(0.45 * 0.45 / 2);
-        Map<String, String> l = new LinkedHashMap<>(base);
-        l.put("__name__", names[h] + "_bucket");
-        l.put("le", "+Inf");
-        sample(l, ts, count * perReq[h]);
-        l.put("__name__", names[h] + "_count");
-        l.remove("le");
-        sample(l, ts, count * perReq[h]);
-        l.put("__name__", names[h] + "_sum");
-        sample(l, ts, sums[h]);
+        v[i++] = count * perReq[h];
+        v[i++] = count * perReq[h];
+        v[i++] = sums[h];
       }
-      Map<String, String> l = new LinkedHashMap<>(base);
-      l.put("__name__", "vllm:num_requests_running");
-      sample(l, ts, Math.round(20 * load));
-      l.put("__name__", "vllm:num_requests_waiting");
-      sample(l, ts, 0);
-      l.put("__name__", "vllm:request_success_total");
-      l.put("finished_reason", "stop");
-      sample(l, ts, count);
+      v[i++] = Math.round(20 * load);
+      v[i++] = 0;
+      v[i] = count;
+      for (int k = 0; k < v.length; k++) {
+        sample(keys[k], series.get(k), ts, v[k]);
+      }
       if (pendingSamples > 200_000) {
         flush();
       }
     }
     flush();
+  }
+
+  private static Map<String, String> labels(String instance, String model, String name,
+      String... extra) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("__name__", name);
+    m.put("job", "vllm");
+    m.put("instance", instance);
+    m.put("model_name", model);
+    m.put("engine", "0");
+    for (int i = 0; i < extra.length; i += 2) {
+      m.put(extra[i], extra[i + 1]);
+    }
+    return m;
   }
 
   private static String trim(double d) {
