@@ -37,8 +37,8 @@ export function fmt(v, unit) {
     case 'ratio': return (v * 100).toFixed(0) + ' %';
     case '%': return v.toFixed(0) + ' %';
     case '1/s': return v.toFixed(v < 10 ? 2 : 1) + ' /s';
-    case 'tokens/s': return v >= 1000 ? (v / 1000).toFixed(1) + 'k tok/s' : v.toFixed(0) + ' tok/s';
-    case 'tokens': return v >= 1000 ? (v / 1000).toFixed(1) + 'k tok' : v.toFixed(0) + ' tok';
+    case 'tokens/s': return v >= 1000 ? (v / 1000).toFixed(v >= 10000 ? 0 : 1) + 'k tok/s' : v.toFixed(0) + ' tok/s';
+    case 'tokens': return v >= 1000 ? (v / 1000).toFixed(v >= 10000 ? 0 : 1) + 'k tok' : v.toFixed(0) + ' tok';
     case 'requests': return v.toFixed(v < 10 && v % 1 ? 1 : 0);
     default: return String(Math.round(v * 100) / 100) + (unit ? ' ' + unit : '');
   }
@@ -193,7 +193,7 @@ export function timeChart(el, o) {
     width, height,
     cursor: o.sync ? { sync: { key: o.sync, setSeries: false } } : {},
     scales: { x: { time: true }, y: { range: (u, min, max) => [Math.min(0, min), max > 0 ? max * 1.08 : 1] } },
-    axes: [{ ...axis }, { ...axis, size: 64, values: (u, vals) => vals.map(v => fmt(v, o.unit)) }],
+    axes: [{ ...axis }, { ...axis, size: o.unit === 'tokens/s' || o.unit === 'tokens' ? 84 : 64, values: (u, vals) => vals.map(v => fmt(v, o.unit)) }],
     series, bands,
     plugins: [periodsPlugin(o.periods)],
   }, data, el);
