@@ -41,6 +41,8 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -280,6 +282,13 @@ class WebUiBrowserTest {
     assertThat(e2e.findElement(By.cssSelector("button[data-smoothing='sma']"))
         .getAttribute("aria-pressed")).isEqualTo("true");
     assertChartsDrawn(5);
+    // One cursor for all charts: hovering the E2E chart fills the legend of the GPU chart.
+    WebElement gpuLegend = driver.findElement(By.cssSelector(
+        "section[data-chart='gpu'] .u-legend .u-series:nth-child(2) .u-value"));
+    assertThat(gpuLegend.getText()).isEqualTo("–");
+    new Actions(driver).moveToElement(e2e.findElement(By.cssSelector(".u-over")), 40, 20)
+        .perform();
+    new WebDriverWait(driver, Duration.ofSeconds(5)).until(d -> gpuLegend.getText().endsWith("%"));
     screenshot("target-live");
     driver.findElement(By.cssSelector("a[data-tab='ttft']")).click();
     awaitReady();
@@ -306,6 +315,25 @@ class WebUiBrowserTest {
     awaitReady();
     assertThat(driver.findElement(By.cssSelector("button[data-range='30d']"))
         .getAttribute("aria-pressed")).isEqualTo("true");
+    // Custom range: the last two hours, entered in the form.
+    driver.findElement(By.cssSelector("button[data-range='custom']")).click();
+    ((JavascriptExecutor) driver).executeScript(
+        "const f = document.getElementById('custom');"
+            + "const local = ms => new Date(ms - new Date().getTimezoneOffset() * 60e3).toISOString().slice(0, 16);"
+            + "f.from.value = local(Date.now() - 2 * 3600e3); f.to.value = local(Date.now());"
+            + "f.requestSubmit();");
+    new WebDriverWait(driver, Duration.ofSeconds(10)).until(d ->
+        d.getCurrentUrl().contains("range=custom") && d.getCurrentUrl().contains("to="));
+    awaitReady();
+    assertChartsDrawn(5);
+    // Auto-refresh is part of the URL too.
+    new Select(driver.findElement(By.id("refresh"))).selectByValue("30s");
+    new WebDriverWait(driver, Duration.ofSeconds(10)).until(d ->
+        d.getCurrentUrl().contains("refresh=30s"));
+    awaitReady();
+    new Select(driver.findElement(By.id("refresh"))).selectByValue("off");
+    new WebDriverWait(driver, Duration.ofSeconds(10)).until(d ->
+        !d.getCurrentUrl().contains("refresh="));
   }
 
   @Test
