@@ -105,7 +105,8 @@ public final class InferLensServer implements AutoCloseable {
 
   /**
    * Binds every route on {@code sb}: remote write, remote read, the Prometheus-style read API,
-   * self-metrics and health checks. Shared by {@code main} and the tests.
+   * the analysis and trend APIs, self-metrics, health checks and the web UI at {@code /}. Shared
+   * by {@code main} and the tests.
    *
    * @param sb the builder to configure
    */
@@ -122,12 +123,15 @@ public final class InferLensServer implements AutoCloseable {
         config.maxReadSeries(), config.maxReadBytes(), metrics));
     new PrometheusApi(store, clock).bind(sb);
     new AnalysisApi(engine, clock).bind(sb);
+    new TrendsApi(engine, clock).bind(sb);
+    new DashboardApi(engine, clock).bind(sb);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
     sb.service("/-/healthy", (ctx, req) ->
         HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Healthy.\n"));
     sb.service("/-/ready", (ctx, req) ->
         HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Ready.\n"));
+    WebUi.bind(sb); // the browser UI at /, after the API routes
   }
 
   /** First analysis warm-up after start: let the server answer its first requests first. */

@@ -1,0 +1,241 @@
+package io.inferlens.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.linecorp.armeria.common.HttpMethod;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.QueryParams;
+import com.linecorp.armeria.server.ServerBuilder;
+import io.inferlens.analysis.diagnose.Diagnosis;
+import io.inferlens.analysis.diagnose.DiagnosisEngine;
+import io.inferlens.analysis.diagnose.Indicator;
+import io.inferlens.analysis.smoothing.Smoothing;
+import io.inferlens.analysis.target.Target;
+import io.inferlens.storage.StorageException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Several indicators of one target from a single analysis, for the web UI's charts (a page of
+ * charts would otherwise analyse the target once per chart with {@code /api/v1/signals}).
+ *
+ * <p>{@code GET /api/v1/dashboard?target=ID&signal=e2e_p95,waiting,…&start=&end=&step=&smoothing=&n=}
+ * → {@code {"target":{…},"id":…,"step":15,"timestamps":[ms…],"signals":[{"signal","unit","raw",
+ * "smoothed","threshold","baseline"}…],"diagnoses":[…]}}:
+ *
+ * <ul>
+ *   <li>{@code signal}: indicator keys ({@code e2e_p95}, {@code waiting}, {@code gpu_util}, …),
+ *       repeated or comma-separated; an indicator the target has no series for has empty
+ *       {@code raw}
+ *   <li>{@code step}: seconds or a duration ({@code 30s}); default the analysis step, widened so
+ *       the range has at most {@value #MAX_POINTS} points
+ *   <li>{@code smoothing} ({@code ema} default, {@code sma}, {@code none}) and {@code n} (10)
+ *       apply to latency indicators (unit {@code s}) only; others return {@code smoothed} equal
+ *       to {@code raw}. {@code threshold}/{@code baseline} are null for indicators without one
+ *   <li>values are in the indicator's unit ({@code s}, {@code requests}, {@code ratio} 0–1,
+ *       {@code %} 0–100, {@code 1/s}, {@code tokens}); null where there is no value
+ *   <li>{@code diagnoses}: this target's diagnosed periods overlapping the range, in
+ *       {@code /api/v1/diagnoses}'s shape, as evaluated at this response's step (the same as
+ *       {@code /api/v1/diagnoses} when the step is the analysis step)
+ * </ul>
+ *
+ * <p>{@code start}/{@code end} default to the last 6 hours. Errors: 400 {@code bad_data} (unknown
+ * target or signal, bad step or time), 405 for non-GET, 503 when the store fails.
+ */
+public final class DashboardApi {
+
+  private static final Logger log = LoggerFactory.getLogger(DashboardApi.class);
+  /** Most points per response; a longer range gets a coarser step. */
+  static final int MAX_POINTS = 2_000;
+
+  private final DiagnosisEngine engine;
+  private final Clock clock;
+  private final ObjectMapper json = new ObjectMapper();
+
+  /**
+   * @param engine the analysis engine
+   * @param clock the present, for default ranges
+   */
+  public DashboardApi(DiagnosisEngine engine, Clock clock) {
+    this.engine = engine;
+    this.clock = clock;
+  }
+
+  /** @param sb the server builder to bind the route on */
+  public void bind(ServerBuilder sb) {
+    sb.service("/api/v1/dashboard", (ctx, req) -> {
+      if (req.method() != HttpMethod.GET) {
+        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
+      }
+      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
+        try {
+          Map<String, Object> body = new LinkedHashMap<>();
+          body.put("status", "success");
+          body.put("data", dashboard(ctx.queryParams()));
+          return respond(HttpStatus.OK, body);
+        } catch (IllegalArgumentException e) {
+          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
+        } catch (StorageException e) {
+          log.error("dashboard read failed in the store", e);
+          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
+        }
+      }, ctx.blockingTaskExecutor()));
+    });
+  }
+
+  private long step(QueryParams p, TimeParams t) {
+    String s = p.get("step");
+    long base = engine.config().stepMs();
+    long step;
+    if (s == null || s.isEmpty()) {
+      step = base;
+    } else {
+      try {
+        step = Math.round(Double.parseDouble(s) * 1000);
+      } catch (NumberFormatException e) {
+        step = Units.parseDurationMs(s);
+      }
+    }
+    if (step <= 0) {
+      throw new IllegalArgumentException("parameter step must be positive, got " + s);
+    }
+    long min = (t.endMs() - t.startMs()) / MAX_POINTS + 1;
+    if (step < min) {
+      // Widen to a multiple of the analysis step so the grid stays aligned with it.
+      step = ((min + base - 1) / base) * base;
+    }
+    return step;
+  }
+
+  private Object dashboard(QueryParams p) throws StorageException {
+    TimeParams t = TimeParams.parse(p.get("start"), p.get("end"), clock);
+    String id = p.get("target");
+    if (id == null || id.isEmpty()) {
+      throw new IllegalArgumentException("missing parameter target (a target id from /api/v1/targets)");
+    }
+    Target target = null;
+    for (Target c : engine.targets(t.startMs(), t.endMs())) {
+      if (c.id().equals(id)) {
+        target = c;
+      }
+    }
+    if (target == null) {
+      throw new IllegalArgumentException("no target with id \"" + id + "\" has samples between "
+          + Instant.ofEpochMilli(t.startMs()) + " and " + Instant.ofEpochMilli(t.endMs()));
+    }
+    List<Indicator> indicators = new ArrayList<>();
+    for (String s : p.getAll("signal")) {
+      for (String part : s.split(",")) {
+        if (!part.isBlank()) {
+          Indicator ind = AnalysisApi.indicator(part.strip());
+          if (!indicators.contains(ind)) {
+            indicators.add(ind);
+          }
+        }
+      }
+    }
+    if (indicators.isEmpty()) {
+      throw new IllegalArgumentException("missing parameter signal, e.g. e2e_p95,waiting");
+    }
+    String smoothing = p.get("smoothing", engine.config().smoothing());
+    if (!smoothing.equals("ema") && !smoothing.equals("sma") && !smoothing.equals("none")) {
+      throw new IllegalArgumentException(
+          "parameter smoothing must be sma, ema or none, got " + smoothing);
+    }
+    int n;
+    try {
+      n = Integer.parseInt(p.get("n", Integer.toString(engine.config().smoothingN())));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("parameter n must be an integer ≥ 1, got " + p.get("n"));
+    }
+    if (n < 1) {
+      throw new IllegalArgumentException("parameter n must be ≥ 1, got " + n);
+    }
+    long step = step(p, t);
+    DiagnosisEngine.TargetAnalysis a = engine.analyze(target, t.startMs(), t.endMs(), step);
+    int from = a.reportFromStep();
+    int len = a.frame().steps() - from;
+    List<Long> ts = new ArrayList<>(len);
+    for (int i = 0; i < len; i++) {
+      ts.add(a.frame().timeMs(from + i));
+    }
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (Indicator ind : indicators) {
+      double[] raw = a.frame().get(ind);
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("signal", ind.key());
+      m.put("unit", ind.unit());
+      if (raw == null) {
+        m.put("raw", List.of());
+        m.put("smoothed", List.of());
+        m.put("threshold", null);
+        m.put("baseline", null);
+        out.add(m);
+        continue;
+      }
+      double[] smoothed = raw;
+      if (ind.isLatency()) {
+        smoothed = switch (smoothing) {
+          case "sma" -> Smoothing.sma(raw, n);
+          case "ema" -> Smoothing.ema(raw, n);
+          default -> raw;
+        };
+      }
+      m.put("raw", slice(raw, from, len));
+      m.put("smoothed", slice(smoothed, from, len));
+      double[] thr = a.result().thresholds().get(ind);
+      double[] base = a.result().baselines().get(ind);
+      m.put("threshold", thr == null ? null : slice(thr, from, len));
+      m.put("baseline", base == null ? null : slice(base, from, len));
+      out.add(m);
+    }
+    List<Map<String, Object>> diagnoses = new ArrayList<>();
+    for (Diagnosis d : a.result().diagnoses()) {
+      diagnoses.add(AnalysisApi.toJson(d));
+    }
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("target", target.labels());
+    data.put("id", target.id());
+    data.put("step", step / 1000.0);
+    data.put("smoothing", smoothing);
+    data.put("n", n);
+    data.put("timestamps", ts);
+    data.put("signals", out);
+    data.put("diagnoses", diagnoses);
+    return data;
+  }
+
+  private static List<Double> slice(double[] v, int from, int len) {
+    List<Double> out = new ArrayList<>(len);
+    for (int i = 0; i < len; i++) {
+      double x = v[from + i];
+      out.add(Double.isNaN(x) || Double.isInfinite(x) ? null : x);
+    }
+    return out;
+  }
+
+  private HttpResponse error(HttpStatus status, String type, String message) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "error");
+    body.put("errorType", type);
+    body.put("error", message);
+    return respond(status, body);
+  }
+
+  private HttpResponse respond(HttpStatus status, Map<String, Object> body) {
+    try {
+      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,321 @@
+package io.inferlens.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.linecorp.armeria.common.HttpMethod;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.QueryParams;
+import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServerBuilder;
+import io.inferlens.analysis.diagnose.DiagnosisEngine;
+import io.inferlens.analysis.diagnose.Indicator;
+import io.inferlens.analysis.target.Target;
+import io.inferlens.storage.StorageException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Long-range latency trends for the web UI's Trends view, JSON in the Prometheus envelope.
+ *
+ * <ul>
+ *   <li>{@code GET /api/v1/trends?target=ID&signal=e2e_p95[,ttft_p95…]&start=&end=} → for each
+ *       requested indicator ({@code signal} may repeat or be comma-separated; default
+ *       {@code e2e_p95,ttft_p95,tpot_p95}):
+ *       <ul>
+ *         <li>{@code days}: one entry per UTC day of the range that has data,
+ *             {@code {"day":"2026-11-02","p95":3.1,"points":96}} — the 95th percentile (linear
+ *             interpolation between order statistics) of the indicator's raw per-step values that
+ *             day, in the indicator's {@code unit}; {@code points} is how many steps had a value
+ *         <li>{@code weekOverWeek}: {@code {"thisWeek":…,"lastWeek":…,"change":…}} — the median of
+ *             the daily P95 over the last 7 UTC days of the range (ending with {@code end}'s day)
+ *             and over the 7 days before; {@code change} = thisWeek / lastWeek − 1 (0.12 = 12 %
+ *             slower); any of them null when a week has no data
+ *       </ul>
+ *       plus {@code step} (seconds): the evaluation step, the analysis step (15 s by default)
+ *       widened to a multiple of it that keeps the range at most {@value #MAX_POINTS} steps. Each
+ *       step's value is the indicator as {@code /api/v1/signals} computes it (a quantile over the
+ *       rate window ending at that step), so with a widened step the day's P95 is taken over a
+ *       sample of windows, not over every request of the day.
+ *   <li>{@code GET /api/v1/trends/versions?instance=HOST:PORT&start=&end=} → the model versions an
+ *       instance served in the range (one target per {@code model_name}), oldest first, each with
+ *       {@code first}/{@code last} (RFC 3339, first and last step with data) and the median over
+ *       its steps of {@code e2e_p95}, {@code ttft_p95}, {@code tpot_p95} (seconds) and
+ *       {@code request_rate} (1/s), null where the target has no such series.
+ * </ul>
+ *
+ * <p>{@code start}/{@code end}: RFC 3339 or Unix seconds; {@code end} defaults to now and
+ * {@code start} to 30 days before {@code end} (the default retention). Reads are computed on
+ * request from the raw samples (no rollups yet): a 30-day range reads every sample of the target.
+ *
+ * <p>Errors: 400 {@code bad_data} for a missing or unknown target/instance, an unknown signal or a
+ * malformed time; 405 for methods other than GET; 503 when the store fails.
+ */
+public final class TrendsApi {
+
+  private static final Logger log = LoggerFactory.getLogger(TrendsApi.class);
+  /** Most evaluation steps per request; a longer range gets a coarser step. */
+  static final int MAX_POINTS = 3_000;
+  /** Default range: 30 days, in milliseconds. */
+  static final long DEFAULT_RANGE_MS = 30 * 86_400_000L;
+  static final long DAY_MS = 86_400_000L;
+  static final List<Indicator> DEFAULT_SIGNALS =
+      List.of(Indicator.E2E_P95, Indicator.TTFT_P95, Indicator.TPOT_P95);
+
+  private final DiagnosisEngine engine;
+  private final Clock clock;
+  private final ObjectMapper json = new ObjectMapper();
+
+  /**
+   * @param engine the analysis engine
+   * @param clock the present, for default ranges
+   */
+  public TrendsApi(DiagnosisEngine engine, Clock clock) {
+    this.engine = engine;
+    this.clock = clock;
+  }
+
+  /** @param sb the server builder to bind the routes on */
+  public void bind(ServerBuilder sb) {
+    sb.service("/api/v1/trends", blocking(this::trends));
+    sb.service("/api/v1/trends/versions", blocking(this::versions));
+  }
+
+  private interface Handler {
+    Object handle(QueryParams params) throws StorageException;
+  }
+
+  private HttpService blocking(Handler h) {
+    return (ctx, req) -> {
+      if (req.method() != HttpMethod.GET) {
+        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
+      }
+      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
+        try {
+          Map<String, Object> body = new LinkedHashMap<>();
+          body.put("status", "success");
+          body.put("data", h.handle(ctx.queryParams()));
+          return respond(HttpStatus.OK, body);
+        } catch (IllegalArgumentException e) {
+          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
+        } catch (StorageException e) {
+          log.error("trend read failed in the store", e);
+          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
+        }
+      }, ctx.blockingTaskExecutor()));
+    };
+  }
+
+  private TimeParams range(QueryParams p) {
+    String start = p.get("start");
+    String end = p.get("end");
+    long endMs = end == null || end.isEmpty() ? clock.millis() : TimeParams.parseTimeMs("end", end);
+    long startMs = start == null || start.isEmpty() ? endMs - DEFAULT_RANGE_MS
+        : TimeParams.parseTimeMs("start", start);
+    if (endMs < startMs) {
+      throw new IllegalArgumentException(
+          "parameter end (" + endMs + " ms) is before start (" + startMs + " ms)");
+    }
+    return new TimeParams(startMs, endMs);
+  }
+
+  /** The analysis step, widened to a multiple of itself keeping the range ≤ MAX_POINTS steps. */
+  long stepFor(TimeParams t) {
+    long base = engine.config().stepMs();
+    long span = t.endMs() - t.startMs();
+    long k = Math.max(1, (span / MAX_POINTS + base - 1) / base);
+    while (span / (k * base) > MAX_POINTS) {
+      k++;
+    }
+    return k * base;
+  }
+
+  private Object trends(QueryParams p) throws StorageException {
+    TimeParams t = range(p);
+    String id = p.get("target");
+    if (id == null || id.isEmpty()) {
+      throw new IllegalArgumentException("missing parameter target (a target id from /api/v1/targets)");
+    }
+    long lookup = System.nanoTime();
+    Target target = null;
+    for (Target c : engine.targets(t.startMs(), t.endMs())) {
+      if (c.id().equals(id)) {
+        target = c;
+      }
+    }
+    if (target == null) {
+      throw new IllegalArgumentException("no target with id \"" + id + "\" has samples between "
+          + Instant.ofEpochMilli(t.startMs()) + " and " + Instant.ofEpochMilli(t.endMs()));
+    }
+    long lookupMs = (System.nanoTime() - lookup) / 1_000_000;
+    List<Indicator> indicators = new ArrayList<>();
+    for (String s : p.getAll("signal")) {
+      for (String part : s.split(",")) {
+        if (!part.isBlank()) {
+          Indicator ind = AnalysisApi.indicator(part.strip());
+          if (!indicators.contains(ind)) {
+            indicators.add(ind);
+          }
+        }
+      }
+    }
+    if (indicators.isEmpty()) {
+      indicators.addAll(DEFAULT_SIGNALS);
+    }
+    long step = stepFor(t);
+    long began = System.nanoTime();
+    DiagnosisEngine.TargetAnalysis a = engine.analyze(target, t.startMs(), t.endMs(), step);
+    long analyzeMs = (System.nanoTime() - began) / 1_000_000;
+    int from = a.reportFromStep();
+    LocalDate endDay = LocalDate.ofInstant(Instant.ofEpochMilli(t.endMs()), ZoneOffset.UTC);
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (Indicator ind : indicators) {
+      double[] v = a.frame().get(ind);
+      TreeMap<LocalDate, List<Double>> byDay = new TreeMap<>();
+      if (v != null) {
+        for (int i = from; i < a.frame().steps(); i++) {
+          if (!Double.isNaN(v[i]) && !Double.isInfinite(v[i])) {
+            LocalDate day = LocalDate.ofInstant(Instant.ofEpochMilli(a.frame().timeMs(i)),
+                ZoneOffset.UTC);
+            byDay.computeIfAbsent(day, d -> new ArrayList<>()).add(v[i]);
+          }
+        }
+      }
+      List<Map<String, Object>> days = new ArrayList<>();
+      List<Double> thisWeek = new ArrayList<>();
+      List<Double> lastWeek = new ArrayList<>();
+      for (Map.Entry<LocalDate, List<Double>> e : byDay.entrySet()) {
+        double p95 = quantile(e.getValue(), 0.95);
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("day", e.getKey().toString());
+        d.put("p95", p95);
+        d.put("points", e.getValue().size());
+        days.add(d);
+        long ago = endDay.toEpochDay() - e.getKey().toEpochDay();
+        if (ago < 7) {
+          thisWeek.add(p95);
+        } else if (ago < 14) {
+          lastWeek.add(p95);
+        }
+      }
+      Double tw = thisWeek.isEmpty() ? null : quantile(thisWeek, 0.5);
+      Double lw = lastWeek.isEmpty() ? null : quantile(lastWeek, 0.5);
+      Map<String, Object> wow = new LinkedHashMap<>();
+      wow.put("thisWeek", tw);
+      wow.put("lastWeek", lw);
+      wow.put("change", tw == null || lw == null || lw == 0 ? null : tw / lw - 1);
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("signal", ind.key());
+      m.put("unit", ind.unit());
+      m.put("days", days);
+      m.put("weekOverWeek", wow);
+      out.add(m);
+    }
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("target", target.labels());
+    data.put("id", target.id());
+    data.put("start", Instant.ofEpochMilli(t.startMs()).toString());
+    data.put("end", Instant.ofEpochMilli(t.endMs()).toString());
+    data.put("step", step / 1000.0);
+    data.put("targetsMs", lookupMs);
+    data.put("analyzeMs", analyzeMs);
+    data.put("signals", out);
+    return data;
+  }
+
+  private Object versions(QueryParams p) throws StorageException {
+    TimeParams t = range(p);
+    String instance = p.get("instance");
+    if (instance == null || instance.isEmpty()) {
+      throw new IllegalArgumentException("missing parameter instance (host:port of a target)");
+    }
+    long step = stepFor(t);
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (Target target : engine.targets(t.startMs(), t.endMs())) {
+      if (!target.get("instance").equals(instance)) {
+        continue;
+      }
+      DiagnosisEngine.TargetAnalysis a = engine.analyze(target, t.startMs(), t.endMs(), step);
+      int from = a.reportFromStep();
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("model_name", target.get("model_name"));
+      m.put("id", target.id());
+      m.put("target", target.labels());
+      long first = Long.MAX_VALUE;
+      long last = Long.MIN_VALUE;
+      for (Indicator ind : List.of(Indicator.E2E_P95, Indicator.TTFT_P95, Indicator.TPOT_P95,
+          Indicator.REQUEST_RATE)) {
+        double[] v = a.frame().get(ind);
+        List<Double> vals = new ArrayList<>();
+        if (v != null) {
+          for (int i = from; i < a.frame().steps(); i++) {
+            if (!Double.isNaN(v[i]) && !Double.isInfinite(v[i])) {
+              vals.add(v[i]);
+              first = Math.min(first, a.frame().timeMs(i));
+              last = Math.max(last, a.frame().timeMs(i));
+            }
+          }
+        }
+        m.put(ind.key(), vals.isEmpty() ? null : quantile(vals, 0.5));
+      }
+      m.put("first", first == Long.MAX_VALUE ? null : Instant.ofEpochMilli(first).toString());
+      m.put("last", last == Long.MIN_VALUE ? null : Instant.ofEpochMilli(last).toString());
+      out.add(m);
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("no target with instance \"" + instance
+          + "\" has samples between " + Instant.ofEpochMilli(t.startMs()) + " and "
+          + Instant.ofEpochMilli(t.endMs()));
+    }
+    out.sort((x, y) -> String.valueOf(x.get("first")).compareTo(String.valueOf(y.get("first"))));
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("instance", instance);
+    data.put("start", Instant.ofEpochMilli(t.startMs()).toString());
+    data.put("end", Instant.ofEpochMilli(t.endMs()).toString());
+    data.put("step", step / 1000.0);
+    data.put("versions", out);
+    return data;
+  }
+
+  /**
+   * @param values at least one finite value
+   * @param q quantile in [0, 1]
+   * @return the q-quantile with linear interpolation between order statistics (as numpy's default)
+   */
+  static double quantile(List<Double> values, double q) {
+    double[] v = values.stream().mapToDouble(Double::doubleValue).toArray();
+    Arrays.sort(v);
+    double pos = q * (v.length - 1);
+    int lo = (int) Math.floor(pos);
+    int hi = Math.min(v.length - 1, lo + 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+  }
+
+  private HttpResponse error(HttpStatus status, String type, String message) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "error");
+    body.put("errorType", type);
+    body.put("error", message);
+    return respond(status, body);
+  }
+
+  private HttpResponse respond(HttpStatus status, Map<String, Object> body) {
+    try {
+      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

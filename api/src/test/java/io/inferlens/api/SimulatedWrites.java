@@ -1,0 +1,293 @@
+package io.inferlens.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.inferlens.api.sim.Exposition;
+import io.inferlens.api.sim.Scenario;
+import io.inferlens.api.sim.SimulationModel;
+import io.inferlens.proto.prometheus.Remote.WriteRequest;
+import io.inferlens.proto.prometheus.Types.Label;
+import io.inferlens.proto.prometheus.Types.Sample;
+import io.inferlens.proto.prometheus.Types.TimeSeries;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Loads a server with data without Prometheus: plays simulator scenarios in simulated time and
+ * remote-writes what a 15 s scrape of {@code /metrics} (vLLM) and {@code /dcgm/metrics} would
+ * have returned, with timestamps ending at a given wall-clock time; or writes synthetic
+ * histograms for long ranges. Hours of data take seconds.
+ */
+final class SimulatedWrites {
+
+  static final long SCRAPE_MS = 15_000;
+
+  /** Samples collected per series (label set in Prometheus's sorted order). */
+  private final Map<String, TimeSeries.Builder> pending = new LinkedHashMap<>();
+  private int pendingSamples;
+  private final URI base;
+  long samplesWritten;
+
+  SimulatedWrites(URI base) {
+    this.base = base;
+  }
+
+  /** A scenario being played: its model and the timestamp of its next scrape. */
+  private static final class Play {
+    final SimulationModel model;
+    final String host;
+    final String modelName;
+    final double created;
+    long nextTs;
+
+    Play(SimulationModel model, String host, String modelName, double created, long nextTs) {
+      this.model = model;
+      this.host = host;
+      this.modelName = modelName;
+      this.created = created;
+      this.nextTs = nextTs;
+    }
+  }
+
+  private final List<Play> plays = new ArrayList<>();
+
+  /**
+   * Plays a scenario and writes its scrapes ending at {@code endMs}; {@link #catchUp} continues
+   * it in real time afterwards (past its duration a scenario stays in its final state).
+   *
+   * @param host instance host; vLLM is {@code host:8000} (job vllm), DCGM {@code host:9400}
+   *     (job dcgm) with {@code Hostname=host}
+   */
+  synchronized void playScenario(Scenario sc, double durationS, String host, String modelName,
+      long endMs, long seed) {
+    long startMs = endMs - Math.round(durationS * 1000);
+    Play p = new Play(new SimulationModel(sc, durationS, seed, 2), host, modelName,
+        startMs / 1000.0, startMs);
+    plays.add(p);
+    while (p.nextTs <= endMs) {
+      scrape(p);
+    }
+    flush();
+  }
+
+  /** Scrapes every played scenario up to {@code nowMs}, as a live Prometheus would. */
+  synchronized void catchUp(long nowMs) {
+    for (Play p : plays) {
+      while (p.nextTs <= nowMs) {
+        scrape(p);
+      }
+    }
+    flush();
+  }
+
+  private void scrape(Play p) {
+    if (p.model.metricsAvailable()) {
+      add(Exposition.vllm(p.model, p.modelName, p.created), p.nextTs, "vllm", p.host + ":8000");
+    }
+    add(Exposition.dcgm(p.model, p.host), p.nextTs, "dcgm", p.host + ":9400");
+    if (pendingSamples > 150_000) {
+      flush();
+    }
+    p.model.advance(Math.round(SCRAPE_MS / 1000.0 / SimulationModel.STEP_SECONDS));
+    p.nextTs += SCRAPE_MS;
+  }
+
+  private void add(String exposition, long ts, String job, String instance) {
+    for (String line : exposition.split("\n")) {
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      // name{labels} value: label values never hold a space in these expositions.
+      int sp = line.lastIndexOf(' ', line.length() - 1);
+      String series = line.substring(0, sp);
+      String v = line.substring(sp + 1);
+      double value = switch (v) {
+        case "+Inf", "Inf" -> Double.POSITIVE_INFINITY;
+        case "-Inf" -> Double.NEGATIVE_INFINITY;
+        case "NaN" -> Double.NaN;
+        default -> Double.parseDouble(v);
+      };
+      String key = job + '\u0000' + instance + '\u0000' + series;
+      TimeSeries.Builder b = pending.get(key);
+      if (b == null) {
+        b = builder(parseLabels(series, job, instance));
+        pending.put(key, b);
+      }
+      b.addSamples(Sample.newBuilder().setTimestamp(ts).setValue(value));
+      pendingSamples++;
+    }
+  }
+
+  private static TreeMap<String, String> parseLabels(String series, String job, String instance) {
+    TreeMap<String, String> labels = new TreeMap<>();
+    int brace = series.indexOf('{');
+    if (brace >= 0) {
+      int pos = brace + 1;
+      while (series.charAt(pos) != '}') {
+        int eq = series.indexOf('=', pos);
+        String ln = series.substring(pos, eq);
+        pos = eq + 2; // skip ="
+        StringBuilder v = new StringBuilder();
+        while (series.charAt(pos) != '"') {
+          char c = series.charAt(pos++);
+          if (c == '\\') {
+            char n = series.charAt(pos++);
+            v.append(n == 'n' ? '\n' : n);
+          } else {
+            v.append(c);
+          }
+        }
+        pos++;
+        labels.put(ln, v.toString());
+        if (series.charAt(pos) == ',') {
+          pos++;
+        }
+      }
+    }
+    labels.put("__name__", brace >= 0 ? series.substring(0, brace) : series);
+    labels.put("job", job);
+    labels.put("instance", instance);
+    return labels;
+  }
+
+  private static TimeSeries.Builder builder(Map<String, String> labels) {
+    TimeSeries.Builder b = TimeSeries.newBuilder();
+    for (Map.Entry<String, String> e : new TreeMap<>(labels).entrySet()) {
+      b.addLabels(Label.newBuilder().setName(e.getKey()).setValue(e.getValue()));
+    }
+    return b;
+  }
+
+  /** Queues one sample of the series with these labels (any order). */
+  void sample(Map<String, String> labels, long ts, double value) {
+    String key = new TreeMap<>(labels).toString();
+    sample(key, labels, ts, value);
+  }
+
+  /** Queues one sample of the series {@code key} (a caller-chosen unique name of the labels). */
+  void sample(String key, Map<String, String> labels, long ts, double value) {
+    TimeSeries.Builder b = pending.get(key);
+    if (b == null) {
+      b = builder(labels);
+      pending.put(key, b);
+    }
+    b.addSamples(Sample.newBuilder().setTimestamp(ts).setValue(value));
+    pendingSamples++;
+  }
+
+  /** Writes what is queued as one remote-write 1.0 request; expects 204. */
+  void flush() {
+    if (pending.isEmpty()) {
+      return;
+    }
+    WriteRequest.Builder req = WriteRequest.newBuilder();
+    List<TimeSeries.Builder> all = new ArrayList<>(pending.values());
+    for (TimeSeries.Builder b : all) {
+      req.addTimeseries(b);
+    }
+    HttpResponse<String> r = Requests.write(base, req.build());
+    assertThat(r.statusCode()).as("remote write: %s", r.body()).isEqualTo(204);
+    samplesWritten += pendingSamples;
+    pending.clear();
+    pendingSamples = 0;
+  }
+
+  /**
+   * Synthetic long history of one vLLM engine at 15 s: E2E, TTFT and ITL histograms with few
+   * buckets, waiting/running gauges and the success counter — only what the trend view reads.
+   * Latency follows a daily cycle and the last week is 10 % slower than the ones before;
+   * {@code slow} scales every latency (a slower model version).
+   */
+  void syntheticHistory(String instance, String model, long startMs, long endMs, double slowdown) {
+    double[][] les = {{0.5, 1, 2, 3, 4, 5, 7.5, 10}, {0.05, 0.1, 0.2, 0.3, 0.5, 1, 2},
+        {0.01, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1}};
+    String[] names = {"vllm:e2e_request_latency_seconds", "vllm:time_to_first_token_seconds",
+        "vllm:inter_token_latency_seconds"};
+    double[] perReq = {1, 1, 28};
+    // The series, built once: per histogram its buckets, +Inf, _count and _sum; then the gauges.
+    List<Map<String, String>> series = new ArrayList<>();
+    for (int h = 0; h < 3; h++) {
+      for (double le : les[h]) {
+        series.add(labels(instance, model, names[h] + "_bucket", "le", trim(le)));
+      }
+      series.add(labels(instance, model, names[h] + "_bucket", "le", "+Inf"));
+      series.add(labels(instance, model, names[h] + "_count"));
+      series.add(labels(instance, model, names[h] + "_sum"));
+    }
+    series.add(labels(instance, model, "vllm:num_requests_running"));
+    series.add(labels(instance, model, "vllm:num_requests_waiting"));
+    series.add(labels(instance, model, "vllm:request_success_total", "finished_reason", "stop"));
+    String[] keys = series.stream().map(m -> new TreeMap<>(m).toString()).toArray(String[]::new);
+    double[] v = new double[series.size()];
+    double[][] cum = {new double[les[0].length], new double[les[1].length],
+        new double[les[2].length]};
+    double[] sums = new double[3];
+    double count = 0;
+    for (long ts = startMs; ts <= endMs; ts += SCRAPE_MS) {
+      double day = (ts % 86_400_000L) / 86_400_000.0;
+      double load = 1 + 0.5 * Math.sin(2 * Math.PI * (day - 0.3));
+      double slow = slowdown * (endMs - ts < 7 * 86_400_000L ? 1.1 : 1.0) * (0.9 + 0.2 * load);
+      double n = 30 * load;
+      count += n;
+      double[] medians = {2.5 * slow, 0.15 * slow, 0.03 * slow};
+      int i = 0;
+      for (int h = 0; h < 3; h++) {
+        double obs = n * perReq[h];
+        for (int b = 0; b < les[h].length; b++) {
+          cum[h][b] += obs * logNormalCdf(les[h][b], medians[h], 0.45);
+          v[i++] = cum[h][b];
+        }
+        sums[h] += obs * medians[h] * Math.exp(0.45 * 0.45 / 2);
+        v[i++] = count * perReq[h];
+        v[i++] = count * perReq[h];
+        v[i++] = sums[h];
+      }
+      v[i++] = Math.round(20 * load);
+      v[i++] = 0;
+      v[i] = count;
+      for (int k = 0; k < v.length; k++) {
+        sample(keys[k], series.get(k), ts, v[k]);
+      }
+      if (pendingSamples > 200_000) {
+        flush();
+      }
+    }
+    flush();
+  }
+
+  private static Map<String, String> labels(String instance, String model, String name,
+      String... extra) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("__name__", name);
+    m.put("job", "vllm");
+    m.put("instance", instance);
+    m.put("model_name", model);
+    m.put("engine", "0");
+    for (int i = 0; i < extra.length; i += 2) {
+      m.put(extra[i], extra[i + 1]);
+    }
+    return m;
+  }
+
+  private static String trim(double d) {
+    return d == Math.rint(d) ? String.valueOf((long) d) + ".0" : String.valueOf(d);
+  }
+
+  private static double logNormalCdf(double x, double median, double sigma) {
+    double z = (Math.log(x) - Math.log(median)) / (sigma * Math.sqrt(2));
+    return 0.5 * (1 + erf(z));
+  }
+
+  /** Abramowitz-Stegun 7.1.26, |error| &lt; 1.5e-7. */
+  private static double erf(double x) {
+    double t = 1 / (1 + 0.3275911 * Math.abs(x));
+    double y = 1 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t
+        + 0.254829592) * t * Math.exp(-x * x);
+    return x >= 0 ? y : -y;
+  }
+}

@@ -1,0 +1,422 @@
+package io.inferlens.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferlens.api.sim.Scenario;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The web UI in a real browser: Debian's chromium driven by chromedriver through Selenium (nothing
+ * is downloaded; the test is skipped when either binary is missing, and fails then under
+ * {@code CI=true}). A server with the default analysis settings (15 s step, 5 m windows) is loaded
+ * with the healthy and peak-saturation simulator scenarios, replayed in simulated time and
+ * remote-written with timestamps ending now; a second server holds 30 days of one target at 15 s
+ * for the trend view's timing. Screenshots go to {@code target/screenshots/}; the trend timing to
+ * {@code target/screenshots/trend-timing.txt}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class WebUiBrowserTest {
+
+  static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  static final Path SHOTS = Path.of("target", "screenshots");
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final String MODEL = "Qwen/Qwen3-32B-FP8";
+  /** Scenario length: the 20 % healthy phase must exceed the 1 h a baseline needs. */
+  static final double SCENARIO_S = 6 * 3600;
+
+  @TempDir static Path dir;
+  static InferLensServer server;
+  static InferLensServer history;
+  static URI base;
+  static URI historyBase;
+  static ChromeDriverService service;
+  static ChromeDriver driver;
+  static String peakId;
+  static String healthyId;
+  static String historyId;
+  static ScheduledExecutorService feeder;
+
+  @BeforeAll
+  static void start() throws Exception {
+    for (Path p : List.of(CHROMIUM, CHROMEDRIVER)) {
+      if (!Files.isExecutable(p)) {
+        if ("true".equals(System.getenv("CI"))) {
+          fail(p + " is missing: .ci/run must apt-get install chromium chromium-driver");
+        }
+        Assumptions.abort("skipped: " + p + " not found (apt-get install chromium chromium-driver)");
+      }
+    }
+    Files.createDirectories(SHOTS);
+    long t0 = System.nanoTime();
+    server = InferLensServer.start(ServerConfig.forTests(dir.resolve("main")), Clock.systemUTC());
+    base = URI.create("http://127.0.0.1:" + server.port());
+    long now = System.currentTimeMillis();
+    SimulatedWrites w = new SimulatedWrites(base);
+    w.playScenario(Scenario.byId("healthy"), SCENARIO_S, "10.0.0.2", MODEL, now, 7);
+    w.playScenario(Scenario.byId("peak-saturation"), SCENARIO_S, "10.0.0.3", MODEL, now, 7);
+    w.catchUp(System.currentTimeMillis());
+    System.out.printf(Locale.ROOT, "loaded %,d samples of 2 scenarios in %.1f s%n",
+        w.samplesWritten, (System.nanoTime() - t0) / 1e9);
+    // Keep scraping in real time so that the data does not end in a monitoring gap.
+    feeder = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "webui-test-feeder");
+      t.setDaemon(true);
+      return t;
+    });
+    feeder.scheduleWithFixedDelay(() -> w.catchUp(System.currentTimeMillis()), 5, 5,
+        TimeUnit.SECONDS);
+    for (JsonNode t : get(base, "/api/v1/targets").get("targets")) {
+      String instance = t.get("labels").get("instance").asText();
+      if (instance.startsWith("10.0.0.3:")) {
+        peakId = t.get("id").asText();
+      } else if (instance.startsWith("10.0.0.2:")) {
+        healthyId = t.get("id").asText();
+      }
+    }
+    assertThat(peakId).isNotNull();
+    assertThat(healthyId).isNotNull();
+    List<String> causes = new ArrayList<>();
+    for (JsonNode d : get(base, "/api/v1/diagnoses").get("diagnoses")) {
+      causes.add(d.get("target").get("instance").asText() + " " + d.get("cause").asText()
+          + " end=" + d.get("end"));
+    }
+    assertThat(causes).as("diagnoses before driving the browser")
+        .contains("10.0.0.3:8000 CAPACITY_EXHAUSTED end=null")
+        .noneMatch(c -> c.startsWith("10.0.0.2:"));
+
+    long t1 = System.nanoTime();
+    history = InferLensServer.start(new ServerConfig(new InetSocketAddress("127.0.0.1", 0),
+        dir.resolve("history"), 32L * 86_400_000L, ServerConfig.DEFAULT_MAX_REQUEST_BYTES,
+        ServerConfig.DEFAULT_MAX_FUTURE_MS, false), Clock.systemUTC());
+    historyBase = URI.create("http://127.0.0.1:" + history.port());
+    SimulatedWrites hw = new SimulatedWrites(historyBase);
+    long end = System.currentTimeMillis();
+    long start = end - 30L * 86_400_000L;
+    // 30 days of v1 (the trend timed below) and a 3-day canary of a 20 % slower v2 beside it.
+    hw.syntheticHistory("10.0.9.1:8000", "acme/chat-v1", start, end, 1.0);
+    hw.syntheticHistory("10.0.9.1:8000", "acme/chat-v2", end - 3L * 86_400_000L, end, 1.2);
+    System.out.printf(Locale.ROOT, "loaded %,d samples of 30 days in %.1f s%n", hw.samplesWritten,
+        (System.nanoTime() - t1) / 1e9);
+    for (JsonNode t : get(historyBase, "/api/v1/targets?start=" + (end / 1000 - 3600))
+        .get("targets")) {
+      if (t.get("labels").get("model_name").asText().equals("acme/chat-v1")) {
+        historyId = t.get("id").asText();
+      }
+    }
+    assertThat(historyId).isNotNull();
+
+    System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
+    service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+        .usingAnyFreePort().build();
+    ChromeOptions o = new ChromeOptions();
+    o.setBinary(CHROMIUM.toFile());
+    o.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--window-size=1360,900", "--force-device-scale-factor=1",
+        "--user-data-dir=" + Files.createDirectories(dir.resolve("chromium")));
+    LoggingPreferences logs = new LoggingPreferences();
+    logs.enable(LogType.BROWSER, Level.ALL);
+    o.setCapability("goog:loggingPrefs", logs);
+    driver = new ChromeDriver(service, o);
+    driver.manage().timeouts().scriptTimeout(Duration.ofSeconds(30));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (feeder != null) {
+      feeder.shutdownNow();
+    }
+    if (driver != null) {
+      driver.quit();
+    }
+    if (service != null) {
+      service.stop();
+    }
+    if (server != null) {
+      server.close();
+    }
+    if (history != null) {
+      history.close();
+    }
+  }
+
+  /** The browser console must stay free of errors in every test. */
+  @AfterEach
+  void noConsoleErrors() {
+    if (driver == null) {
+      return;
+    }
+    List<String> severe = new ArrayList<>();
+    for (LogEntry e : driver.manage().logs().get(LogType.BROWSER)) {
+      if (e.getLevel().intValue() >= Level.SEVERE.intValue()) {
+        severe.add(e.getMessage());
+      }
+    }
+    assertThat(severe).as("SEVERE browser console entries").isEmpty();
+  }
+
+  static JsonNode get(URI b, String path) throws IOException {
+    HttpResponse<String> r = Requests.get(b.resolve(path));
+    assertThat(r.statusCode()).as("%s: %s", path, r.body()).isEqualTo(200);
+    return JSON.readTree(r.body()).get("data");
+  }
+
+  static WebElement awaitReady() {
+    new WebDriverWait(driver, Duration.ofSeconds(60)).until(d ->
+        d.findElement(By.id("app")).getAttribute("data-ready") != null);
+    WebElement app = driver.findElement(By.id("app"));
+    assertThat(app.getAttribute("data-ready")).as("view state; page says: %s", app.getText())
+        .isEqualTo("true");
+    return app;
+  }
+
+  static void open(URI b, String hash) {
+    driver.get(b + "/" + hash);
+    awaitReady();
+  }
+
+  /** Number of painted pixels of a canvas. */
+  static long painted(WebElement canvas) {
+    Object n = ((JavascriptExecutor) driver).executeScript(
+        "const c = arguments[0]; const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            + "let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] !== 0) n++; return n;", canvas);
+    return ((Number) n).longValue();
+  }
+
+  static void screenshot(String name) throws IOException {
+    Files.write(SHOTS.resolve(name + ".png"),
+        ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+  }
+
+  static void assertChartsDrawn(int expected) {
+    List<WebElement> charts = driver.findElements(By.cssSelector("section.chart"));
+    assertThat(charts).hasSize(expected);
+    for (WebElement c : charts) {
+      List<WebElement> canvases = c.findElements(By.tagName("canvas"));
+      assertThat(canvases).as("chart %s has a canvas", c.getAttribute("data-chart")).isNotEmpty();
+      assertThat(painted(canvases.get(0))).as("painted pixels of chart %s",
+          c.getAttribute("data-chart")).isGreaterThan(1000);
+    }
+  }
+
+  @Test
+  @Order(1)
+  void overviewListsTargetsWithTheirStates() throws Exception {
+    open(base, "#/");
+    List<WebElement> rows = driver.findElements(By.cssSelector("tr[data-target]"));
+    assertThat(rows).hasSize(2);
+    WebElement peak = driver.findElement(By.cssSelector("tr[data-target='" + peakId + "']"));
+    WebElement healthy = driver.findElement(By.cssSelector("tr[data-target='" + healthyId + "']"));
+    assertThat(peak.getAttribute("data-state")).isEqualTo("critical");
+    assertThat(peak.findElement(By.cssSelector(".badge")).getText()).contains("critical");
+    assertThat(peak.findElement(By.cssSelector(".diag-link[data-cause='CAPACITY_EXHAUSTED']")).getText())
+        .contains("CAPACITY_EXHAUSTED");
+    assertThat(healthy.getAttribute("data-state")).isEqualTo("healthy");
+    assertThat(healthy.findElement(By.cssSelector(".badge")).getText()).contains("healthy");
+    // Sparklines are drawn asynchronously after the table: wait for all ten.
+    new WebDriverWait(driver, Duration.ofSeconds(30)).until(d ->
+        d.findElements(By.cssSelector(".spark-box canvas")).size() == 10);
+    for (WebElement c : driver.findElements(By.cssSelector(".spark-box canvas"))) {
+      assertThat(painted(c)).isGreaterThan(50);
+    }
+    assertThat(peak.findElement(By.cssSelector("td[data-signal='waiting'] .spark-value")).getText())
+        .matches("\\d+(\\.\\d)?");
+    screenshot("overview");
+  }
+
+  @Test
+  @Order(2)
+  void targetPageDrawsBothTabsWithSmoothingToggles() throws Exception {
+    open(base, "#/");
+    driver.findElement(By.cssSelector("tr[data-target='" + peakId + "'] a.tname")).click();
+    awaitReady();
+    assertThat(driver.getCurrentUrl()).contains("#/target/").contains("tab=live");
+    assertChartsDrawn(5);
+    assertThat(driver.findElements(By.cssSelector(".periods .diag-link"))).isNotEmpty();
+    // The threshold band and its legend entry on the E2E chart.
+    WebElement e2e = driver.findElement(By.cssSelector("section[data-chart='e2e']"));
+    assertThat(e2e.getText()).contains("threshold");
+    e2e.findElement(By.cssSelector("button[data-smoothing='sma']")).click();
+    assertThat(driver.getCurrentUrl()).contains("sm_e2e=sma");
+    assertThat(e2e.findElement(By.cssSelector("button[data-smoothing='sma']"))
+        .getAttribute("aria-pressed")).isEqualTo("true");
+    assertChartsDrawn(5);
+    // One cursor for all charts: hovering the E2E chart fills the legend of the GPU chart.
+    WebElement gpuLegend = driver.findElement(By.cssSelector(
+        "section[data-chart='gpu'] .u-legend .u-series:nth-child(2) .u-value"));
+    assertThat(gpuLegend.getText()).isEqualTo("–");
+    new Actions(driver).moveToElement(e2e.findElement(By.cssSelector(".u-over")), 40, 20)
+        .perform();
+    new WebDriverWait(driver, Duration.ofSeconds(5)).until(d -> gpuLegend.getText().endsWith("%"));
+    screenshot("target-live");
+    driver.findElement(By.cssSelector("a[data-tab='ttft']")).click();
+    awaitReady();
+    assertThat(driver.getCurrentUrl()).contains("tab=ttft");
+    assertChartsDrawn(4);
+    screenshot("target-ttft");
+  }
+
+  @Test
+  @Order(3)
+  void rangeSwitchesTo30Days() throws Exception {
+    open(base, "#/target/" + peakId + "?tab=live&range=6h");
+    driver.findElement(By.cssSelector("button[data-range='30d']")).click();
+    new WebDriverWait(driver, Duration.ofSeconds(10)).until(d ->
+        d.getCurrentUrl().contains("range=30d"));
+    awaitReady();
+    assertThat(driver.findElement(By.cssSelector("button[data-range='30d']"))
+        .getAttribute("aria-pressed")).isEqualTo("true");
+    assertChartsDrawn(5);
+    // A shared URL restores the same view.
+    String url = driver.getCurrentUrl();
+    driver.get("about:blank");
+    driver.get(url);
+    awaitReady();
+    assertThat(driver.findElement(By.cssSelector("button[data-range='30d']"))
+        .getAttribute("aria-pressed")).isEqualTo("true");
+    // Custom range: the last two hours, entered in the form.
+    driver.findElement(By.cssSelector("button[data-range='custom']")).click();
+    ((JavascriptExecutor) driver).executeScript(
+        "const f = document.getElementById('custom');"
+            + "const local = ms => new Date(ms - new Date().getTimezoneOffset() * 60e3).toISOString().slice(0, 16);"
+            + "f.from.value = local(Date.now() - 2 * 3600e3); f.to.value = local(Date.now());"
+            + "f.requestSubmit();");
+    new WebDriverWait(driver, Duration.ofSeconds(10)).until(d ->
+        d.getCurrentUrl().contains("range=custom") && d.getCurrentUrl().contains("to="));
+    awaitReady();
+    assertChartsDrawn(5);
+    // Auto-refresh is part of the URL too.
+    new Select(driver.findElement(By.id("refresh"))).selectByValue("30s");
+    new WebDriverWait(driver, Duration.ofSeconds(10)).until(d ->
+        d.getCurrentUrl().contains("refresh=30s"));
+    awaitReady();
+    new Select(driver.findElement(By.id("refresh"))).selectByValue("off");
+    new WebDriverWait(driver, Duration.ofSeconds(10)).until(d ->
+        !d.getCurrentUrl().contains("refresh="));
+  }
+
+  @Test
+  @Order(4)
+  void diagnosisShowsTheChainAndItsEvidence() throws Exception {
+    open(base, "#/");
+    driver.findElement(By.cssSelector("tr[data-target='" + peakId + "'] .diag-link[data-cause='CAPACITY_EXHAUSTED']")).click();
+    awaitReady();
+    assertThat(driver.findElement(By.tagName("h1")).getText()).isEqualTo("CAPACITY_EXHAUSTED");
+    List<WebElement> layers = driver.findElements(By.cssSelector("li.layer"));
+    assertThat(layers).extracting(l -> l.getAttribute("data-layer"))
+        .containsExactly("latency", "queue", "resource");
+    assertThat(layers.get(0).findElement(By.cssSelector(".verdict")).getText()).contains("breached");
+    assertThat(layers.get(1).findElement(By.cssSelector(".verdict")).getText()).contains("saturated");
+    assertThat(layers.get(2).findElement(By.cssSelector(".verdict")).getText()).contains("saturated");
+    WebElement e2e = layers.get(0).findElement(By.cssSelector("tr[data-signal='e2e_p95']"));
+    List<WebElement> cells = e2e.findElements(By.tagName("td"));
+    assertThat(cells.get(0).getText()).as("value").matches("[\\d.]+ (s|ms)");
+    assertThat(cells.get(1).getText()).as("threshold").matches("[\\d.]+ (s|ms)");
+    assertThat(cells.get(2).getText()).as("baseline").matches("[\\d.]+ (s|ms)");
+    assertThat(cells.get(3).getText()).as("unit").isEqualTo("s");
+    assertThat(layers.get(1).findElements(By.cssSelector("tr[data-signal='waiting']"))).hasSize(1);
+    assertThat(layers.get(2).findElements(By.cssSelector("tr[data-signal='gpu_util']"))).hasSize(1);
+    assertThat(layers.get(2).findElements(By.cssSelector("tr[data-signal='kv_cache_usage']")))
+        .hasSize(1);
+    assertThat(driver.findElement(By.cssSelector("ul.recs")).getText()).contains("max-num-seqs");
+    screenshot("diagnosis");
+    driver.findElement(By.cssSelector("a[data-link='live']")).click();
+    awaitReady();
+    assertThat(driver.getCurrentUrl()).contains("range=custom").contains("from=");
+    assertChartsDrawn(5);
+  }
+
+  @Test
+  @Order(5)
+  void darkThemeIsReadable() throws Exception {
+    open(base, "#/target/" + peakId + "?tab=live&range=6h");
+    WebElement theme = driver.findElement(By.id("theme"));
+    for (int i = 0; i < 3 && !theme.getText().contains("dark"); i++) {
+      theme.click();
+      theme = driver.findElement(By.id("theme"));
+    }
+    awaitReady();
+    assertThat(driver.findElement(By.tagName("html")).getAttribute("data-theme")).isEqualTo("dark");
+    assertChartsDrawn(5);
+    screenshot("target-live-dark");
+    open(base, "#/");
+    new WebDriverWait(driver, Duration.ofSeconds(30)).until(d ->
+        d.findElements(By.cssSelector(".spark-box canvas")).size() == 10);
+    screenshot("overview-dark");
+    // Back to the system theme for the tests after this one.
+    for (int i = 0; i < 3 && !driver.findElement(By.id("theme")).getText().contains("auto"); i++) {
+      driver.findElement(By.id("theme")).click();
+    }
+  }
+
+  @Test
+  @Order(6)
+  void thirtyDayTrendLoadsAndDraws() throws Exception {
+    StringBuilder report = new StringBuilder();
+    for (int run = 1; run <= 2; run++) { // cold, then warm (RocksDB block cache)
+      driver.get("about:blank");
+      driver.get(historyBase + "/#/trends/" + historyId + "?range=30d");
+      WebElement app = awaitReady();
+      double ready = Double.parseDouble(app.getAttribute("data-ready-ms"));
+      double chart = Double.parseDouble(app.getAttribute("data-chart-ms"));
+      String analyze = driver.findElement(By.cssSelector("main p.muted.small")).getText();
+      report.append(String.format(Locale.ROOT,
+          "run %d: trend chart drawn %.0f ms after navigation start, whole view (with versions) %.0f ms; %s%n",
+          run, chart, ready, analyze));
+    }
+    System.out.print(report);
+    Files.writeString(SHOTS.resolve("trend-timing.txt"), report.toString());
+    assertChartsDrawn(3);
+    assertThat(driver.findElement(By.cssSelector("main p.muted.small")).getText())
+        .containsPattern("over 3[01] day");
+    List<WebElement> days = driver.findElements(By.cssSelector("table.wow tbody tr"));
+    assertThat(days).hasSize(3);
+    assertThat(days.get(0).getText()).contains("slower");
+    List<WebElement> versions = driver.findElements(By.cssSelector("table.versions tbody tr"));
+    assertThat(versions).extracting(v -> v.getAttribute("data-model"))
+        .containsExactly("acme/chat-v1", "acme/chat-v2");
+    screenshot("trends-30d");
+  }
+
+}

@@ -1,0 +1,123 @@
+package io.inferlens.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferlens.api.sim.Scenario;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The UI's routes and JSON endpoints without a browser: static files and the uPlot WebJar at
+ * {@code /} next to the API, {@code /api/v1/dashboard} and {@code /api/v1/trends} on an hour of
+ * the healthy scenario.
+ */
+class WebUiTest {
+
+  @TempDir static Path dir;
+  static InferLensServer server;
+  static URI base;
+  static String id;
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = InferLensServer.start(ServerConfig.forTests(dir.resolve("data")), Clock.systemUTC());
+    base = URI.create("http://127.0.0.1:" + server.port());
+    new SimulatedWrites(base).playScenario(Scenario.byId("healthy"), 3600, "10.0.0.2", "m",
+        System.currentTimeMillis(), 3);
+    id = JSON.readTree(Requests.get(base.resolve("/api/v1/targets")).body()).get("data")
+        .get("targets").get(0).get("id").asText();
+  }
+
+  @AfterAll
+  static void stop() {
+    server.close();
+  }
+
+  @Test
+  void servesTheAppAndUplotBesideTheApi() {
+    HttpResponse<String> index = Requests.get(base.resolve("/"));
+    assertThat(index.statusCode()).isEqualTo(200);
+    assertThat(index.headers().firstValue("content-type").orElse("")).startsWith("text/html");
+    assertThat(index.body()).contains("<script type=\"module\" src=\"/app.js\">");
+    for (String js : List.of("/app.js", "/charts.js", "/overview.js", "/target.js",
+        "/diagnosis.js", "/trends.js", "/state.js", "/api.js", "/dom.js",
+        "/webjars/uplot/1.6.30/dist/uPlot.esm.js")) {
+      HttpResponse<String> r = Requests.get(base.resolve(js));
+      assertThat(r.statusCode()).as(js).isEqualTo(200);
+      // ES modules only load with a JavaScript media type.
+      assertThat(r.headers().firstValue("content-type").orElse("")).as(js)
+          .contains("javascript");
+    }
+    assertThat(Requests.get(base.resolve("/webjars/uplot/1.6.30/dist/uPlot.min.css")).statusCode())
+        .isEqualTo(200);
+    assertThat(Requests.get(base.resolve("/style.css")).statusCode()).isEqualTo(200);
+    assertThat(Requests.get(base.resolve("/no-such-file.js")).statusCode()).isEqualTo(404);
+    // The catch-all does not shadow the API, metrics or health checks.
+    assertThat(Requests.get(base.resolve("/api/v1/targets")).body()).contains("\"success\"");
+    assertThat(Requests.get(base.resolve("/metrics")).body()).contains("inferlens_");
+    assertThat(Requests.get(base.resolve("/-/healthy")).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void dashboardReturnsSeveralIndicatorsOnOneAxis() throws Exception {
+    HttpResponse<String> r = Requests.get(base.resolve("/api/v1/dashboard?target="
+        + Requests.enc(id) + "&signal=e2e_p95,waiting&signal=gpu_util&smoothing=sma"));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode d = JSON.readTree(r.body()).get("data");
+    int n = d.get("timestamps").size();
+    assertThat(n).isGreaterThan(100);
+    assertThat(d.get("step").asDouble()).isEqualTo(15.0);
+    assertThat(d.get("signals")).hasSize(3);
+    JsonNode e2e = d.get("signals").get(0);
+    assertThat(e2e.get("signal").asText()).isEqualTo("e2e_p95");
+    assertThat(e2e.get("unit").asText()).isEqualTo("s");
+    assertThat(e2e.get("raw")).hasSize(n);
+    assertThat(e2e.get("threshold")).hasSize(n);
+    assertThat(d.get("signals").get(2).get("unit").asText()).isEqualTo("%");
+    assertThat(d.get("diagnoses")).isEmpty();
+    assertThat(Requests.get(base.resolve("/api/v1/dashboard?target=" + Requests.enc(id)
+        + "&signal=nonsense")).statusCode()).isEqualTo(400);
+    assertThat(Requests.get(base.resolve("/api/v1/dashboard?signal=waiting")).statusCode())
+        .isEqualTo(400);
+  }
+
+  @Test
+  void trendsGiveDailyP95AndVersions() throws Exception {
+    HttpResponse<String> r = Requests.get(base.resolve("/api/v1/trends?target="
+        + Requests.enc(id) + "&signal=e2e_p95&start=" + (System.currentTimeMillis() / 1000 - 7200)));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode d = JSON.readTree(r.body()).get("data");
+    JsonNode s = d.get("signals").get(0);
+    assertThat(s.get("signal").asText()).isEqualTo("e2e_p95");
+    assertThat(s.get("days").size()).isBetween(1, 2); // the hour may straddle midnight UTC
+    assertThat(s.get("days").get(0).get("p95").asDouble()).isBetween(0.5, 20.0);
+    assertThat(s.get("weekOverWeek").get("lastWeek").isNull()).isTrue();
+    assertThat(s.get("weekOverWeek").get("change").isNull()).isTrue();
+    JsonNode v = JSON.readTree(Requests.get(base.resolve(
+        "/api/v1/trends/versions?instance=10.0.0.2:8000")).body()).get("data");
+    assertThat(v.get("versions")).hasSize(1);
+    assertThat(v.get("versions").get(0).get("model_name").asText()).isEqualTo("m");
+    assertThat(v.get("versions").get(0).get("e2e_p95").asDouble()).isGreaterThan(0);
+    assertThat(Requests.get(base.resolve("/api/v1/trends?target=nope")).statusCode())
+        .isEqualTo(400);
+    assertThat(Requests.get(base.resolve("/api/v1/trends/versions")).statusCode())
+        .isEqualTo(400);
+  }
+
+  @Test
+  void trendQuantileInterpolatesLikeNumpy() {
+    assertThat(TrendsApi.quantile(List.of(1.0, 2.0, 3.0, 4.0, 5.0), 0.95)).isEqualTo(4.8);
+    assertThat(TrendsApi.quantile(List.of(3.0, 1.0), 0.5)).isEqualTo(2.0);
+    assertThat(TrendsApi.quantile(List.of(7.0), 0.95)).isEqualTo(7.0);
+  }
+}

@@ -1,0 +1,22 @@
+// Fetch helpers for InferLens's JSON API (Prometheus-style envelope).
+
+/**
+ * GETs an API path and returns its `data`.
+ * @param {string} path e.g. /api/v1/targets
+ * @param {Object<string, string|number|string[]|undefined>} params query parameters; arrays repeat
+ * @returns {Promise<any>} the envelope's data; rejects with the server's error message
+ */
+export async function get(path, params = {}) {
+  const u = new URL(path, location.origin);
+  for (const [k, v] of Object.entries(params)) {
+    if (v == null || v === '') continue;
+    for (const x of Array.isArray(v) ? v : [v]) u.searchParams.append(k, String(x));
+  }
+  const r = await fetch(u, { headers: { Accept: 'application/json' } });
+  let body = null;
+  try { body = await r.json(); } catch (e) { /* not JSON */ }
+  if (!r.ok || !body || body.status !== 'success') {
+    throw new Error((body && body.error) || `${r.status} ${r.statusText} for ${u.pathname}`);
+  }
+  return body.data;
+}

@@ -1,0 +1,88 @@
+// Overview: every target with its state, open diagnoses and sparklines.
+import { get } from './api.js';
+import { timeRange, link } from './state.js';
+import { sparkline, fmt, last } from './charts.js';
+import { h, badge, targetName, sameLabels } from './dom.js';
+
+export const SPARKS = [
+  { signal: 'e2e_p95', label: 'E2E P95', unit: 's' },
+  { signal: 'ttft_p95', label: 'TTFT P95', unit: 's' },
+  { signal: 'waiting', label: 'Waiting', unit: 'requests' },
+  { signal: 'kv_cache_usage', label: 'KV cache', unit: 'ratio' },
+  { signal: 'gpu_util', label: 'GPU util', unit: '%' },
+];
+
+/** healthy / warning / critical from the diagnoses still open at the end of the range. */
+export function stateOf(diagnoses) {
+  const open = diagnoses.filter(d => d.end == null);
+  if (open.some(d => d.severity === 'critical')) return 'critical';
+  if (open.length) return 'warning';
+  return 'healthy';
+}
+
+export function diagnosisLink(d, targetId) {
+  const start = Date.parse(d.start) / 1000;
+  return link('/diagnosis/' + d.id, { target: targetId, at: Math.floor(start) });
+}
+
+export async function renderOverview(app, _parts, stale) {
+  const { start, end } = timeRange('6h');
+  const [targets, diag] = await Promise.all([
+    get('/api/v1/targets', { start, end }),
+    get('/api/v1/diagnoses', { start, end }),
+  ]);
+  if (stale()) return;
+  const list = targets.targets;
+  const rows = list.map(t => {
+    const ds = diag.diagnoses.filter(d => sameLabels(d.target, t.labels));
+    const state = stateOf(ds);
+    const open = ds.filter(d => d.end == null);
+    const earlier = ds.length - open.length;
+    const cells = SPARKS.map(s => h('td', { class: 'spark-cell', 'data-signal': s.signal },
+      h('div', { class: 'spark-value' }, '…'), h('div', { class: 'spark-box' })));
+    const tr = h('tr', { 'data-target': t.id, 'data-state': state },
+      h('th', { scope: 'row' },
+        h('a', { href: link('/target/' + t.id, { tab: 'live' }), class: 'tname' },
+          targetName(t.labels)),
+        h('div', { class: 'muted small' }, `job ${t.labels.job || '?'} · `,
+          h('a', { href: link('/trends/' + t.id, { range: '30d', from: null, to: null }) }, 'trends'))),
+      h('td', {}, badge(state)),
+      h('td', { class: 'diag-cell' },
+        open.length ? h('ul', { class: 'plain' }, open.map(d => h('li', {},
+          h('a', { href: diagnosisLink(d, t.id), class: 'diag-link', 'data-cause': d.cause },
+            (d.severity === 'critical' ? '▲ ' : '◆ ') + d.cause),
+          h('span', { class: 'muted small' }, ' since ' + new Date(d.start).toLocaleTimeString()))))
+          : h('span', { class: 'muted' }, 'none'),
+        earlier ? h('div', { class: 'muted small' }, `${earlier} resolved in range`) : null),
+      cells);
+    return { t, tr, cells };
+  });
+  const table = h('table', { class: 'overview' },
+    h('caption', {}, `${list.length} target${list.length === 1 ? '' : 's'} · state from diagnoses open now · sparklines over the selected range`),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Target'), h('th', { scope: 'col' }, 'State'),
+      h('th', { scope: 'col' }, 'Open diagnoses'), SPARKS.map(s => h('th', { scope: 'col' }, s.label)))),
+    h('tbody', {}, rows.map(r => r.tr)));
+  app.replaceChildren(h('h1', {}, 'Inference health'),
+    list.length ? table : h('p', { class: 'muted' }, 'No targets have samples in this range. Point Prometheus remote_write at /api/v1/write.'));
+  await Promise.all(rows.map(async ({ t, cells }) => {
+    let data;
+    try {
+      data = await get('/api/v1/dashboard', { target: t.id, signal: SPARKS.map(s => s.signal).join(','),
+        start, end, smoothing: 'none' });
+    } catch (e) {
+      cells.forEach(c => { c.querySelector('.spark-value').textContent = '✖ ' + e.message; });
+      return;
+    }
+    if (stale()) return;
+    SPARKS.forEach((s, i) => {
+      const sig = data.signals.find(x => x.signal === s.signal);
+      const cell = cells[i];
+      if (!sig || !sig.raw.length || sig.raw.every(v => v == null)) {
+        cell.querySelector('.spark-value').textContent = 'no data';
+        return;
+      }
+      cell.querySelector('.spark-value').textContent = fmt(last(sig.raw), s.unit);
+      sparkline(cell.querySelector('.spark-box'), data.timestamps, sig.raw);
+    });
+  }));
+}
