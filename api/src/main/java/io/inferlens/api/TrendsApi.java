@@ -57,8 +57,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>{@code start}/{@code end}: RFC 3339 or Unix seconds; {@code end} defaults to now and
- * {@code start} to 30 days before {@code end} (the default retention). Reads are computed on
- * request from the raw samples (no rollups yet): a 30-day range reads every sample of the target.
+ * {@code start} to 30 days before {@code end} (the default retention). Values come from the
+ * analysis engine at its own step, so chunks older than a few minutes come from its cache (filled
+ * by earlier requests and the server's periodic warm-up); a cold 30-day range reads every sample
+ * of the target (no rollups yet).
  *
  * <p>Errors: 400 {@code bad_data} for a missing or unknown target/instance, an unknown signal or a
  * malformed time; 405 for methods other than GET; 503 when the store fails.
@@ -66,8 +68,13 @@ import org.slf4j.LoggerFactory;
 public final class TrendsApi {
 
   private static final Logger log = LoggerFactory.getLogger(TrendsApi.class);
-  /** Most evaluation steps per request; a longer range gets a coarser step. */
-  static final int MAX_POINTS = 3_000;
+  /**
+   * Most evaluation steps per request; a longer range gets a coarser step. 400,000 steps keep the
+   * analysis step (15 s) for ranges up to ~69 days, so trends read the engine's cached chunks
+   * (the same ones diagnoses and the warm-up fill) instead of evaluating raw samples at a step of
+   * their own; the response holds only daily values.
+   */
+  static final int MAX_POINTS = 400_000;
   /** Default range: 30 days, in milliseconds. */
   static final long DEFAULT_RANGE_MS = 30 * 86_400_000L;
   static final long DAY_MS = 86_400_000L;
