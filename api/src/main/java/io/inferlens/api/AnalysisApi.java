@@ -1,14 +1,7 @@
 package io.inferlens.api;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.linecorp.armeria.common.HttpMethod;
-import com.linecorp.armeria.common.HttpResponse;
-import com.linecorp.armeria.common.HttpStatus;
-import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.QueryParams;
-import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.ServerBuilder;
-import com.linecorp.armeria.server.ServiceRequestContext;
 import io.inferlens.analysis.catalog.Signal;
 import io.inferlens.analysis.diagnose.ChainLayer;
 import io.inferlens.analysis.diagnose.Diagnosis;
@@ -20,8 +13,6 @@ import io.inferlens.analysis.target.ResolvedSignal;
 import io.inferlens.analysis.target.Target;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.StorageException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,8 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The analysis REST API (DESIGN.md section 4), JSON in the Prometheus envelope:
@@ -55,13 +44,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class AnalysisApi {
 
-  private static final Logger log = LoggerFactory.getLogger(AnalysisApi.class);
   /** Most points a signal response carries; a longer range gets a coarser step. */
   private static final int MAX_POINTS = 2_000;
 
   private final DiagnosisEngine engine;
   private final Clock clock;
-  private final ObjectMapper json = new ObjectMapper();
 
   /**
    * @param engine the analysis engine
@@ -74,33 +61,13 @@ public final class AnalysisApi {
 
   /** @param sb the server builder to bind the routes on */
   public void bind(ServerBuilder sb) {
-    sb.service("/api/v1/diagnoses", blocking(this::diagnoses));
-    sb.service("/api/v1/targets", blocking(this::targets));
-    sb.service("/api/v1/signals", blocking(this::signals));
-    sb.service("/api/v1/baselines", blocking(this::baselines));
+    sb.service("/api/v1/diagnoses", JsonEndpoints.get("analysis read", this::diagnoses));
+    sb.service("/api/v1/targets", JsonEndpoints.get("analysis read", this::targets));
+    sb.service("/api/v1/signals", JsonEndpoints.get("analysis read", this::signals));
+    sb.service("/api/v1/baselines", JsonEndpoints.get("analysis read", this::baselines));
   }
 
-  private interface Handler {
-    Object handle(QueryParams params) throws StorageException;
-  }
 
-  private HttpService blocking(Handler h) {
-    return (ctx, req) -> {
-      if (req.method() != HttpMethod.GET) {
-        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
-      }
-      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
-        try {
-          return envelope(HttpStatus.OK, "success", "data", h.handle(ctx.queryParams()));
-        } catch (IllegalArgumentException e) {
-          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
-        } catch (StorageException e) {
-          log.error("analysis read failed in the store", e);
-          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
-        }
-      }, ctx.blockingTaskExecutor()));
-    };
-  }
 
   private Object diagnoses(QueryParams p) throws StorageException {
     TimeParams t = TimeParams.parse(p.get("start"), p.get("end"), clock);
@@ -315,26 +282,5 @@ public final class AnalysisApi {
     return Double.isNaN(v) || Double.isInfinite(v) ? null : v;
   }
 
-  private HttpResponse envelope(HttpStatus status, String st, String key, Object value) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", st);
-    body.put(key, value);
-    try {
-      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
-  private HttpResponse error(HttpStatus status, String type, String message) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", "error");
-    body.put("errorType", type);
-    body.put("error", message);
-    try {
-      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 }

@@ -1,10 +1,5 @@
 package io.inferlens.api;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.linecorp.armeria.common.HttpMethod;
-import com.linecorp.armeria.common.HttpResponse;
-import com.linecorp.armeria.common.HttpStatus;
-import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.QueryParams;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.diagnose.Diagnosis;
@@ -13,16 +8,12 @@ import io.inferlens.analysis.diagnose.Indicator;
 import io.inferlens.analysis.smoothing.Smoothing;
 import io.inferlens.analysis.target.Target;
 import io.inferlens.storage.StorageException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Several indicators of one target from a single analysis, for the web UI's charts (a page of
@@ -53,13 +44,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class DashboardApi {
 
-  private static final Logger log = LoggerFactory.getLogger(DashboardApi.class);
   /** Most points per response; a longer range gets a coarser step. */
   static final int MAX_POINTS = 2_000;
 
   private final DiagnosisEngine engine;
   private final Clock clock;
-  private final ObjectMapper json = new ObjectMapper();
 
   /**
    * @param engine the analysis engine
@@ -72,24 +61,7 @@ public final class DashboardApi {
 
   /** @param sb the server builder to bind the route on */
   public void bind(ServerBuilder sb) {
-    sb.service("/api/v1/dashboard", (ctx, req) -> {
-      if (req.method() != HttpMethod.GET) {
-        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
-      }
-      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
-        try {
-          Map<String, Object> body = new LinkedHashMap<>();
-          body.put("status", "success");
-          body.put("data", dashboard(ctx.queryParams()));
-          return respond(HttpStatus.OK, body);
-        } catch (IllegalArgumentException e) {
-          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
-        } catch (StorageException e) {
-          log.error("dashboard read failed in the store", e);
-          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
-        }
-      }, ctx.blockingTaskExecutor()));
-    });
+    sb.service("/api/v1/dashboard", JsonEndpoints.get("dashboard read", this::dashboard));
   }
 
   private long step(QueryParams p, TimeParams t) {
@@ -223,19 +195,5 @@ public final class DashboardApi {
     return out;
   }
 
-  private HttpResponse error(HttpStatus status, String type, String message) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", "error");
-    body.put("errorType", type);
-    body.put("error", message);
-    return respond(status, body);
-  }
 
-  private HttpResponse respond(HttpStatus status, Map<String, Object> body) {
-    try {
-      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 }

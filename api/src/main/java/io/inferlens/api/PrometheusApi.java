@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.linecorp.armeria.common.AggregatedHttpRequest;
 import com.linecorp.armeria.common.HttpMethod;
-import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
@@ -219,32 +218,11 @@ public final class PrometheusApi {
     out.write('\n');
   }
 
-  private HttpResponse success(Object data) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", "success");
-    body.put("data", data);
-    return jsonResponse(HttpStatus.OK, body);
+  private static HttpResponse success(Object data) {
+    return JsonEndpoints.success(data);
   }
 
-  /**
-   * @param status HTTP status
-   * @param errorType Prometheus error type such as {@code bad_data}
-   * @param message the error text
-   * @return a Prometheus-style error envelope
-   */
-  HttpResponse error(HttpStatus status, String errorType, String message) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", "error");
-    body.put("errorType", errorType);
-    body.put("error", message);
-    return jsonResponse(status, body);
-  }
-
-  private HttpResponse jsonResponse(HttpStatus status, Object body) {
-    try {
-      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+  private static HttpResponse error(HttpStatus status, String errorType, String message) {
+    return JsonEndpoints.error(status, errorType, message);
   }
 }

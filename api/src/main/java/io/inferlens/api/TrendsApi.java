@@ -1,19 +1,11 @@
 package io.inferlens.api;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.linecorp.armeria.common.HttpMethod;
-import com.linecorp.armeria.common.HttpResponse;
-import com.linecorp.armeria.common.HttpStatus;
-import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.QueryParams;
-import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
 import io.inferlens.analysis.diagnose.Indicator;
 import io.inferlens.analysis.target.Target;
 import io.inferlens.storage.StorageException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -24,8 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Long-range latency trends for the web UI's Trends view, JSON in the Prometheus envelope.
@@ -67,7 +57,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class TrendsApi {
 
-  private static final Logger log = LoggerFactory.getLogger(TrendsApi.class);
   /**
    * Most evaluation steps per request; a longer range gets a coarser step. 400,000 steps keep the
    * analysis step (15 s) for ranges up to ~69 days, so trends read the engine's cached chunks
@@ -83,7 +72,6 @@ public final class TrendsApi {
 
   private final DiagnosisEngine engine;
   private final Clock clock;
-  private final ObjectMapper json = new ObjectMapper();
 
   /**
    * @param engine the analysis engine
@@ -96,34 +84,11 @@ public final class TrendsApi {
 
   /** @param sb the server builder to bind the routes on */
   public void bind(ServerBuilder sb) {
-    sb.service("/api/v1/trends", blocking(this::trends));
-    sb.service("/api/v1/trends/versions", blocking(this::versions));
+    sb.service("/api/v1/trends", JsonEndpoints.get("trend read", this::trends));
+    sb.service("/api/v1/trends/versions", JsonEndpoints.get("trend read", this::versions));
   }
 
-  private interface Handler {
-    Object handle(QueryParams params) throws StorageException;
-  }
 
-  private HttpService blocking(Handler h) {
-    return (ctx, req) -> {
-      if (req.method() != HttpMethod.GET) {
-        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
-      }
-      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
-        try {
-          Map<String, Object> body = new LinkedHashMap<>();
-          body.put("status", "success");
-          body.put("data", h.handle(ctx.queryParams()));
-          return respond(HttpStatus.OK, body);
-        } catch (IllegalArgumentException e) {
-          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
-        } catch (StorageException e) {
-          log.error("trend read failed in the store", e);
-          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
-        }
-      }, ctx.blockingTaskExecutor()));
-    };
-  }
 
   private TimeParams range(QueryParams p) {
     String start = p.get("start");
@@ -310,19 +275,5 @@ public final class TrendsApi {
     return v[lo] + (v[hi] - v[lo]) * (pos - lo);
   }
 
-  private HttpResponse error(HttpStatus status, String type, String message) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("status", "error");
-    body.put("errorType", type);
-    body.put("error", message);
-    return respond(status, body);
-  }
 
-  private HttpResponse respond(HttpStatus status, Map<String, Object> body) {
-    try {
-      return HttpResponse.of(status, MediaType.JSON_UTF_8, json.writeValueAsBytes(body));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 }

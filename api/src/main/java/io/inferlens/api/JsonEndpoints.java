@@ -1,0 +1,99 @@
+package io.inferlens.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.linecorp.armeria.common.HttpMethod;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.QueryParams;
+import com.linecorp.armeria.server.HttpService;
+import io.inferlens.storage.StorageException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one place that turns a read handler's result or error into the Prometheus JSON envelope:
+ * {@code {"status":"success","data":…}} with 200, {@link IllegalArgumentException} →
+ * 400 {@code {"status":"error","errorType":"bad_data","error":…}} (bad input, never retried),
+ * {@link StorageException} → 503 {@code internal} (the store failed; retry), other methods than
+ * GET → 405. Handlers run on Armeria's blocking task executor, never on the event loop.
+ */
+final class JsonEndpoints {
+
+  private static final Logger log = LoggerFactory.getLogger(JsonEndpoints.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private JsonEndpoints() {}
+
+  /** A read handler: query parameters in, the {@code data} value out. */
+  @FunctionalInterface
+  interface Handler {
+    /**
+     * @param params the request's query parameters
+     * @return the {@code data} value, serialised with Jackson
+     * @throws IllegalArgumentException for bad parameters (message names the parameter)
+     * @throws StorageException when the store fails
+     */
+    Object handle(QueryParams params) throws StorageException;
+  }
+
+  /**
+   * @param what a few words naming the endpoint, for the log when the store fails
+   * @param handler computes the data
+   * @return a GET-only service answering in the envelope
+   */
+  static HttpService get(String what, Handler handler) {
+    return (ctx, req) -> {
+      if (req.method() != HttpMethod.GET) {
+        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
+      }
+      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
+        try {
+          return success(handler.handle(ctx.queryParams()));
+        } catch (IllegalArgumentException e) {
+          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
+        } catch (StorageException e) {
+          log.error("{} failed in the store", what, e);
+          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
+        }
+      }, ctx.blockingTaskExecutor()));
+    };
+  }
+
+  /**
+   * @param data the {@code data} value
+   * @return 200 with {@code {"status":"success","data":data}}
+   */
+  static HttpResponse success(Object data) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "success");
+    body.put("data", data);
+    return json(HttpStatus.OK, body);
+  }
+
+  /**
+   * @param status the HTTP status
+   * @param errorType Prometheus error type, e.g. {@code bad_data}
+   * @param message what was wrong, naming the parameter
+   * @return the error envelope
+   */
+  static HttpResponse error(HttpStatus status, String errorType, String message) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "error");
+    body.put("errorType", errorType);
+    body.put("error", message);
+    return json(status, body);
+  }
+
+  private static HttpResponse json(HttpStatus status, Object body) {
+    try {
+      return HttpResponse.of(status, MediaType.JSON_UTF_8, JSON.writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
