@@ -130,17 +130,40 @@ public final class AnalysisApi {
   }
 
   private Target target(QueryParams p, TimeParams t) throws StorageException {
-    String id = p.get("target");
+    return findTarget(engine, p.get("target"), t);
+  }
+
+  /**
+   * Finds a target by the id {@code /api/v1/targets} gives. The id's label values are
+   * percent-encoded ({@code vllm~host%3A8000~Qwen%2FQwen3}); pasted into a URL unencoded, the
+   * server receives them decoded once, so that form is accepted too.
+   *
+   * @param engine the engine whose targets to search
+   * @param id the {@code target} parameter
+   * @param t the range the target must have samples in
+   * @return the target
+   * @throws IllegalArgumentException when the parameter is missing or no target matches, naming
+   *     the id and the range
+   * @throws StorageException if the store fails
+   */
+  static Target findTarget(DiagnosisEngine engine, String id, TimeParams t)
+      throws StorageException {
     if (id == null || id.isEmpty()) {
-      throw new IllegalArgumentException("missing parameter target (a target id from /api/v1/targets)");
+      throw new IllegalArgumentException(
+          "missing parameter target (a target id from /api/v1/targets)");
     }
     for (Target target : engine.targets(t.startMs(), t.endMs())) {
-      if (target.id().equals(id)) {
+      if (target.id().equals(id) || decoded(target.id()).equals(id)) {
         return target;
       }
     }
     throw new IllegalArgumentException("no target with id \"" + id + "\" has samples between "
-        + Instant.ofEpochMilli(t.startMs()) + " and " + Instant.ofEpochMilli(t.endMs()));
+        + Instant.ofEpochMilli(t.startMs()) + " and " + Instant.ofEpochMilli(t.endMs())
+        + " (ids are listed by /api/v1/targets; URL-encode them, e.g. curl --data-urlencode)");
+  }
+
+  private static String decoded(String id) {
+    return java.net.URLDecoder.decode(id.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
   }
 
   static Indicator indicator(String name) {

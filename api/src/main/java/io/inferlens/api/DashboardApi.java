@@ -9,7 +9,6 @@ import io.inferlens.analysis.smoothing.Smoothing;
 import io.inferlens.analysis.target.Target;
 import io.inferlens.storage.StorageException;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,8 +34,8 @@ import java.util.Map;
  *   <li>values are in the indicator's unit ({@code s}, {@code requests}, {@code ratio} 0–1,
  *       {@code %} 0–100, {@code 1/s}, {@code tokens}); null where there is no value
  *   <li>{@code diagnoses}: this target's diagnosed periods overlapping the range, in
- *       {@code /api/v1/diagnoses}'s shape, as evaluated at this response's step (the same as
- *       {@code /api/v1/diagnoses} when the step is the analysis step)
+ *       {@code /api/v1/diagnoses}'s shape, evaluated at the analysis step whatever this
+ *       response's step, so they are the same as {@code /api/v1/diagnoses}
  * </ul>
  *
  * <p>{@code start}/{@code end} default to the last 6 hours. Errors: 400 {@code bad_data} (unknown
@@ -90,20 +89,7 @@ public final class DashboardApi {
 
   private Object dashboard(QueryParams p) throws StorageException {
     TimeParams t = TimeParams.parse(p.get("start"), p.get("end"), clock);
-    String id = p.get("target");
-    if (id == null || id.isEmpty()) {
-      throw new IllegalArgumentException("missing parameter target (a target id from /api/v1/targets)");
-    }
-    Target target = null;
-    for (Target c : engine.targets(t.startMs(), t.endMs())) {
-      if (c.id().equals(id)) {
-        target = c;
-      }
-    }
-    if (target == null) {
-      throw new IllegalArgumentException("no target with id \"" + id + "\" has samples between "
-          + Instant.ofEpochMilli(t.startMs()) + " and " + Instant.ofEpochMilli(t.endMs()));
-    }
+    Target target = AnalysisApi.findTarget(engine, p.get("target"), t);
     List<Indicator> indicators = new ArrayList<>();
     for (String s : p.getAll("signal")) {
       for (String part : s.split(",")) {
@@ -171,7 +157,10 @@ public final class DashboardApi {
       out.add(m);
     }
     List<Map<String, Object>> diagnoses = new ArrayList<>();
-    for (Diagnosis d : a.result().diagnoses()) {
+    // Diagnosed periods always at the analysis step: a chart's coarser step must not change them.
+    List<Diagnosis> periods = step == engine.config().stepMs() ? a.result().diagnoses()
+        : engine.analyze(target, t.startMs(), t.endMs(), 0).result().diagnoses();
+    for (Diagnosis d : periods) {
       diagnoses.add(AnalysisApi.toJson(d));
     }
     Map<String, Object> data = new LinkedHashMap<>();

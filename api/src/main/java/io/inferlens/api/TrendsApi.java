@@ -116,21 +116,8 @@ public final class TrendsApi {
 
   private Object trends(QueryParams p) throws StorageException {
     TimeParams t = range(p);
-    String id = p.get("target");
-    if (id == null || id.isEmpty()) {
-      throw new IllegalArgumentException("missing parameter target (a target id from /api/v1/targets)");
-    }
     long lookup = System.nanoTime();
-    Target target = null;
-    for (Target c : engine.targets(t.startMs(), t.endMs())) {
-      if (c.id().equals(id)) {
-        target = c;
-      }
-    }
-    if (target == null) {
-      throw new IllegalArgumentException("no target with id \"" + id + "\" has samples between "
-          + Instant.ofEpochMilli(t.startMs()) + " and " + Instant.ofEpochMilli(t.endMs()));
-    }
+    Target target = AnalysisApi.findTarget(engine, p.get("target"), t);
     long lookupMs = (System.nanoTime() - lookup) / 1_000_000;
     List<Indicator> indicators = new ArrayList<>();
     for (String s : p.getAll("signal")) {

@@ -462,22 +462,23 @@ public final class Diagnoser {
     return ms + "ms";
   }
 
-  /** Sliding baseline over whole blocks: the current block's values join when it ends. */
+  /**
+   * Sliding baseline: the lookback's blocks plus the current block, values joining as soon as
+   * their step is classified normal; whole blocks leave when they fall out of the lookback. The
+   * P95 is recomputed when the count has grown by 1 % since the last time (or a block left), so a
+   * 44-day frame costs about a thousand histogram scans, not one per step.
+   */
   private final class BaselineWindow {
     private final ArrayDeque<long[]> keys = new ArrayDeque<>();
     private final ArrayDeque<BaselineHistogram> blocks = new ArrayDeque<>();
     private final BaselineHistogram window = new BaselineHistogram();
     private BaselineHistogram current;
     private long currentBlock = Long.MIN_VALUE;
-
-    /** The window's baseline, computed once per block: NaN until enough history. */
-    private double cachedBaseline = Double.NaN;
-    private boolean cacheValid;
+    private double cachedP95 = Double.NaN;
+    private long countAtP95 = -1;
 
     void advance(long block, long blockMs) {
-      cacheValid = false;
       if (current != null) {
-        window.addAll(current);
         blocks.addLast(current);
         keys.addLast(new long[] {currentBlock});
       }
@@ -487,23 +488,28 @@ public final class Diagnoser {
       while (!keys.isEmpty() && keys.peekFirst()[0] < oldest) {
         keys.removeFirst();
         window.removeAll(blocks.removeFirst());
+        countAtP95 = -1;
       }
     }
 
     void add(double v) {
       if (current != null) {
         current.add(v);
+        window.add(v);
       }
     }
 
     double baseline(long stepMs, long minHistoryMs) {
-      // The window changes only at block boundaries: one quantile per block, not per step.
-      if (!cacheValid) {
-        cachedBaseline = window.count() * stepMs < minHistoryMs ? Double.NaN
-            : window.quantile(0.95);
-        cacheValid = true;
+      long n = window.count();
+      if (n * stepMs < minHistoryMs) {
+        return Double.NaN;
       }
-      return cachedBaseline;
+      if (countAtP95 < 0 || n - countAtP95 >= Math.max(1, countAtP95 / 100)
+          || n < countAtP95) {
+        cachedP95 = window.quantile(0.95);
+        countAtP95 = n;
+      }
+      return cachedP95;
     }
   }
 }

@@ -61,7 +61,9 @@ final class Summaries {
         return e.value() >= 0.8 ? String.format(Locale.ROOT, "KV cache %.0f%%", 100 * e.value())
             : null;
       case "preemptions":
-        return e.value() > 0 ? String.format(Locale.ROOT, "%.2g preemptions/s", e.value()) : null;
+        // Only where preemptions are the point: elsewhere a trickle is noise in the sentence.
+        return cause == Cause.KV_CACHE_PRESSURE && e.value() > 0
+            ? String.format(Locale.ROOT, "%.2g preemptions/s", e.value()) : null;
       case "upstream_backlog":
         return cause == Cause.UPSTREAM_BACKLOG
             ? "Kafka lag " + range(e.low(), e.high()) + " messages" : null;
