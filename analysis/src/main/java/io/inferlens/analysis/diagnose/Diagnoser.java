@@ -18,9 +18,9 @@ import java.util.Map;
  *
  * <ul>
  *   <li>Thresholds: an SLO when configured; else {@code headroom × P95} of the smoothed indicator
- *       over the lookback (14 d), counting only steps not flagged as a problem, recomputed every
- *       {@code baselineBlockMs}; else, with less than {@code baselineMinHistoryMs} of normal
- *       history, the static default.
+ *       over the lookback (14 d), counting only steps not flagged as a problem and at least
+ *       {@code forMs} old (so a slow degradation cannot raise its own threshold); else, with less
+ *       than {@code baselineMinHistoryMs} of normal history, the static default.
  *   <li>Per step, when a latency indicator (TTFT, TPOT/ITL or E2E P95) is breached: KV ≥ 90 %
  *       with preemptions (at least one per 50 finished requests) → KV_CACHE_PRESSURE; backlog and GPU or KV saturated →
  *       CAPACITY_EXHAUSTED; backlog alone → CONCURRENCY_LIMIT; GPU
@@ -93,6 +93,10 @@ public final class Diagnoser {
     Cause[] cause = new Cause[n];
     long blockMs = config.baselineBlockMs();
     long currentBlock = Long.MIN_VALUE;
+    // A step's values join the baseline only once it is `for` old and still not part of a
+    // problem: a slow degradation must not drag the baseline up before it is diagnosed.
+    int joinDelay = (int) Math.max(1, config.forMs() / frame.stepMs());
+    int joined = 0;
     for (int i = 0; i < n; i++) {
       long t = frame.timeMs(i);
       long block = Math.floorDiv(t, blockMs);
@@ -102,6 +106,13 @@ public final class Diagnoser {
         }
         currentBlock = block;
       }
+      for (; joined <= i - joinDelay; joined++) {
+        if (cause[joined] == null && !frame.isGap(joined)) {
+          for (Map.Entry<Indicator, BaselineWindow> e : windows.entrySet()) {
+            e.getValue().add(smooth.get(e.getKey())[joined]);
+          }
+        }
+      }
       for (Map.Entry<Indicator, BaselineWindow> e : windows.entrySet()) {
         Indicator ind = e.getKey();
         double base = e.getValue().baseline(config.stepMs(), config.baselineMinHistoryMs());
@@ -110,11 +121,6 @@ public final class Diagnoser {
       }
       if (!frame.isGap(i)) {
         cause[i] = classify(i, smooth, thresholds, baselines, frame);
-        if (cause[i] == null) {
-          for (Map.Entry<Indicator, BaselineWindow> e : windows.entrySet()) {
-            e.getValue().add(smooth.get(e.getKey())[i]);
-          }
-        }
       }
     }
     List<Diagnosis> out = new ArrayList<>();
