@@ -49,9 +49,8 @@ public final class InferLensServer implements AutoCloseable {
   private InferLensServer(ServerConfig config, Clock clock) throws StorageException {
     this.config = config;
     this.clock = clock;
-    StoreOptions defaults = StoreOptions.defaults(config.dataDir());
     this.store = TimeSeriesStore.open(new StoreOptions(config.dataDir(), config.retentionMs(),
-        config.walSync(), defaults.blockCacheBytes()));
+        config.walSync(), config.blockCacheBytes()));
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.metrics = new SelfMetrics(registry, store);
     SignalCatalog catalog = config.catalogFile() == null ? SignalCatalog.load()
@@ -125,6 +124,7 @@ public final class InferLensServer implements AutoCloseable {
     new AnalysisApi(engine, clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);
+    AdminApi.bind(sb, store);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
     sb.service("/-/healthy", (ctx, req) ->

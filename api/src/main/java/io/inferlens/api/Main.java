@@ -94,6 +94,11 @@ public final class Main implements Runnable {
             + "(default: ${DEFAULT-VALUE}).")
     String maxReadBytes;
 
+    @Option(names = "--block-cache", defaultValue = "64MiB", paramLabel = "SIZE",
+        description = "RocksDB block cache shared by all column families: data, index and "
+            + "filter blocks of recent reads (default: ${DEFAULT-VALUE}).")
+    String blockCache;
+
     @Option(names = "--catalog", paramLabel = "FILE",
         description = "A JSON signal catalog that adds or overrides metric names per signal "
             + "(same shape as the built-in signals.json).")
@@ -160,7 +165,8 @@ public final class Main implements Runnable {
             io.inferlens.analysis.target.TargetConfig.defaults()
                 .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
                 .withConsumerGroupTargets(consumerGroups))
-            .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes));
+            .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
+            .withBlockCacheBytes(Units.parseBytes(blockCache));
         if (catalog != null) {
           io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
         }

@@ -21,8 +21,11 @@ import java.util.concurrent.TimeUnit;
  * {@code inferlens_samples_ingested_total}, {@code inferlens_samples_duplicate_total},
  * {@code inferlens_series_created_total}, {@code inferlens_samples_rejected_total{reason}},
  * {@code inferlens_write_decode_seconds}, {@code inferlens_store_size_bytes},
- * {@code inferlens_store_series}, {@code inferlens_read_requests_total{type,code}}, plus JVM and
- * process metrics.
+ * {@code inferlens_store_series}, {@code inferlens_read_requests_total{type,code}}, RocksDB's
+ * figures of the samples column family ({@code inferlens_rocksdb_live_sst_bytes},
+ * {@code inferlens_rocksdb_memtable_bytes}, {@code inferlens_rocksdb_block_cache_usage_bytes},
+ * {@code inferlens_rocksdb_estimate_keys}, {@code inferlens_rocksdb_pending_compaction_bytes}),
+ * plus JVM and process metrics.
  *
  * <p>Thread safe.
  */
@@ -57,11 +60,40 @@ public final class SelfMetrics implements AutoCloseable {
         .baseUnit("bytes").description("Bytes of the data directory on disk").register(registry);
     Gauge.builder("inferlens.store.series", store, SelfMetrics::seriesCount)
         .description("Series in the index").register(registry);
+    rocksGauge(store, "inferlens.rocksdb.live.sst", "bytes", "rocksdb.total-sst-files-size",
+        "Bytes of the live SST files of the samples column family");
+    rocksGauge(store, "inferlens.rocksdb.memtable", "bytes", "rocksdb.cur-size-all-mem-tables",
+        "Bytes of the active and unflushed memtables of the samples column family");
+    rocksGauge(store, "inferlens.rocksdb.block.cache.usage", "bytes", "rocksdb.block-cache-usage",
+        "Bytes in the RocksDB block cache shared by all column families");
+    rocksGauge(store, "inferlens.rocksdb.estimate.keys", null, "rocksdb.estimate-num-keys",
+        "RocksDB's estimate of the keys (samples) in the samples column family");
+    rocksGauge(store, "inferlens.rocksdb.pending.compaction", "bytes",
+        "rocksdb.estimate-pending-compaction-bytes",
+        "Bytes compaction still has to rewrite in the samples column family");
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     gcMetrics.bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
+  }
+
+  private void rocksGauge(TimeSeriesStore store, String name, String unit, String property,
+      String description) {
+    Gauge.Builder<TimeSeriesStore> b = Gauge.builder(name, store, s -> rocksProperty(s, property))
+        .description(description);
+    if (unit != null) {
+      b.baseUnit(unit);
+    }
+    b.register(registry);
+  }
+
+  private static double rocksProperty(TimeSeriesStore store, String property) {
+    try {
+      return store.rocksProperties().get(property);
+    } catch (StorageException e) {
+      return Double.NaN;
+    }
   }
 
   // Gauges cannot throw: a failed read shows as NaN, which Prometheus records as a gap.

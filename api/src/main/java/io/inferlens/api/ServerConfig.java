@@ -3,6 +3,7 @@ package io.inferlens.api;
 import java.net.InetSocketAddress;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.storage.StoreOptions;
 import java.nio.file.Path;
 
 /**
@@ -24,6 +25,8 @@ import java.nio.file.Path;
  *     sample is sent (default {@value #DEFAULT_MAX_READ_SERIES})
  * @param maxReadBytes largest remote-read response in bytes: the uncompressed ReadResponse for
  *     SAMPLES, the sum of frames for STREAMED_XOR_CHUNKS; more answers 413 (default 64 MiB)
+ * @param blockCacheBytes RocksDB block cache shared by all column families, in bytes, &ge; 0
+ *     (default {@link StoreOptions#DEFAULT_BLOCK_CACHE_BYTES}, 64 MiB)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -36,14 +39,27 @@ public record ServerConfig(
     Path catalogFile,
     TargetConfig targets,
     long maxReadSeries,
-    long maxReadBytes) {
+    long maxReadBytes,
+    long blockCacheBytes) {
 
-  /** Validates the read limits. */
+  /** Validates the read limits and the block cache size. */
   public ServerConfig {
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
     }
+    if (blockCacheBytes < 0) {
+      throw new IllegalArgumentException("--block-cache (" + blockCacheBytes
+          + ") must be at least 0");
+    }
+  }
+
+  /** Everything but the block cache size, which takes its default. */
+  public ServerConfig(InetSocketAddress listen, Path dataDir, long retentionMs,
+      long maxRequestBytes, long maxFutureMs, boolean walSync, AnalysisConfig analysis,
+      Path catalogFile, TargetConfig targets, long maxReadSeries, long maxReadBytes) {
+    this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync, analysis,
+        catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -67,7 +83,7 @@ public record ServerConfig(
    */
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes);
+        newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes);
   }
 
   /**
@@ -77,7 +93,16 @@ public record ServerConfig(
    */
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes);
+        analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes);
+  }
+
+  /**
+   * @param newBlockCacheBytes RocksDB block cache size in bytes, &ge; 0
+   * @return a copy with that block cache size
+   */
+  public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes);
   }
 
   /** Default retention: 30 days in milliseconds. */

@@ -12,6 +12,7 @@ import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.RocksDB;
@@ -29,9 +30,48 @@ final class RocksHandles implements AutoCloseable {
 
   /**
    * Bloom filter bits per key: 10 bits give about 1% false positives, so the point lookups of
-   * backfilled samples rarely read a data block for a key that does not exist.
+   * backfilled samples (one multiGet per append, {@code TimeSeriesStore.lookUpStored}) rarely read
+   * a data block for a key that does not exist. Whole-key, not a prefix filter: the only point
+   * lookups are whole (series id, timestamp) keys; range scans do not consult it.
    */
   private static final double BLOOM_BITS_PER_KEY = 10;
+
+  /**
+   * Memtable of the samples column family: 64 MiB. A sample costs 24 bytes of key and value plus
+   * (estimated, not measured) about 30 bytes of skip-list node, length prefixes and sequence
+   * number, so one memtable holds about 1.2 M samples: 3 minutes of 100,000 series scraped every
+   * 15 s, or 6-8 s of the flat-out benchmark (150-200 k samples/s measured, docs/BENCHMARKS.md
+   * "Store: remote-write ingest"). Smaller means more, smaller L0 files and more compaction work
+   * per sample; larger only adds resident memory (RocksDB's default is also 64 MiB).
+   */
+  private static final long SAMPLES_WRITE_BUFFER_BYTES = 64L << 20;
+
+  /**
+   * Memtables of the samples column family: one being filled while up to two are flushed. With
+   * two (RocksDB's default) a flat-out writer stalls whenever one flush is not finished before the
+   * next memtable fills; the third is there to absorb a flush delayed by compaction on 2 cores
+   * (reasoning, stalls were not counted). Bounds the
+   * samples memtables to 192 MiB.
+   */
+  private static final int SAMPLES_MAX_WRITE_BUFFERS = 3;
+
+  /**
+   * Memtable of each index column family (series by labels, by id, postings, meta, default): 16
+   * MiB. A new series writes roughly 1 KB over these (estimated) (label set twice, one posting per label), so
+   * 16 MiB is about 16,000 new series per flush; they grow only with new series and are read only
+   * at open, so they do not need the samples' budget. Bounds them to 5 x 2 x 16 = 160 MiB, in
+   * practice a few MiB because they are mostly idle.
+   */
+  private static final long INDEX_WRITE_BUFFER_BYTES = 16L << 20;
+
+  /**
+   * Compression per level of every column family: LZ4 on L0 to L5 (cheap to write, which flushes
+   * and the upper levels do most often), ZSTD on the bottommost level (set separately below), where
+   * about 90% of the data ends with leveled compaction's 10x level ratio. Measured on the bench:
+   * 7.89 B/sample settled, 7.09 after a full compaction into the ZSTD level (raw: 24 B/sample).
+   * Seven entries = RocksDB's default {@code num_levels}.
+   */
+  private static final int NUM_LEVELS = 7;
 
   final RocksDB db;
   final ColumnFamilyHandle seriesByLabels;
@@ -74,21 +114,35 @@ final class RocksHandles implements AutoCloseable {
     RocksDB.loadLibrary();
     Deque<AbstractNativeReference> owned = new ArrayDeque<>();
     try {
+      // One cache for the data, index and filter blocks of every column family.
       LRUCache cache = push(owned, new LRUCache(options.blockCacheBytes()));
       BloomFilter bloom = push(owned, new BloomFilter(BLOOM_BITS_PER_KEY));
       BlockBasedTableConfig table =
           new BlockBasedTableConfig()
               .setBlockCache(cache)
               .setFilterPolicy(bloom)
-              .setCacheIndexAndFilterBlocks(true);
-      ColumnFamilyOptions cfOptions =
-          push(owned, new ColumnFamilyOptions().setTableFormatConfig(table));
+              .setWholeKeyFiltering(true)
+              .setCacheIndexAndFilterBlocks(true)
+              .setPinL0FilterAndIndexBlocksInCache(true);
+      ColumnFamilyOptions indexOptions =
+          push(owned, tuned(new ColumnFamilyOptions(), table, INDEX_WRITE_BUFFER_BYTES, 2));
+      ColumnFamilyOptions samplesOptions =
+          push(
+              owned,
+              tuned(
+                      new ColumnFamilyOptions(),
+                      table,
+                      SAMPLES_WRITE_BUFFER_BYTES,
+                      SAMPLES_MAX_WRITE_BUFFERS)
+                  // Bottommost filters skipped: about 90% of the filter bytes (1.25 B/sample at 10
+                  // bits/key) for lookups that are mostly hits anyway (retried writes).
+                  .setOptimizeFiltersForHits(true));
       DBOptions dbOptions =
           push(
               owned,
               new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true));
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-      descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions));
+      descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, indexOptions));
       for (String name :
           List.of(
               Keys.CF_SERIES_BY_LABELS,
@@ -97,7 +151,9 @@ final class RocksHandles implements AutoCloseable {
               Keys.CF_SAMPLES,
               Keys.CF_META)) {
         descriptors.add(
-            new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfOptions));
+            new ColumnFamilyDescriptor(
+                name.getBytes(StandardCharsets.UTF_8),
+                name.equals(Keys.CF_SAMPLES) ? samplesOptions : indexOptions));
       }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
       Path dir = options.dataDir().toAbsolutePath();
@@ -112,6 +168,21 @@ final class RocksHandles implements AutoCloseable {
       closeAll(owned);
       throw e;
     }
+  }
+
+  /** Applies the table, compression and memtable settings shared by every column family. */
+  private static ColumnFamilyOptions tuned(
+      ColumnFamilyOptions cf, BlockBasedTableConfig table, long writeBufferBytes, int buffers) {
+    List<CompressionType> perLevel = new ArrayList<>();
+    for (int i = 0; i < NUM_LEVELS; i++) {
+      perLevel.add(CompressionType.LZ4_COMPRESSION);
+    }
+    return cf.setTableFormatConfig(table)
+        .setNumLevels(NUM_LEVELS)
+        .setCompressionPerLevel(perLevel)
+        .setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
+        .setWriteBufferSize(writeBufferBytes)
+        .setMaxWriteBufferNumber(buffers);
   }
 
   private static <T extends AbstractNativeReference> T push(

@@ -74,4 +74,12 @@ public record StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long
   public StoreOptions withSyncWal(boolean newSyncWal) {
     return new StoreOptions(dataDir, retentionMs, newSyncWal, blockCacheBytes);
   }
+
+  /**
+   * @param newBlockCacheBytes block cache size in bytes, &ge; 0
+   * @return a copy with that block cache size
+   */
+  public StoreOptions withBlockCacheBytes(long newBlockCacheBytes) {
+    return new StoreOptions(dataDir, retentionMs, syncWal, newBlockCacheBytes);
+  }
 }

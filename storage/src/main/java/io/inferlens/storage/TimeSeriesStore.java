@@ -19,6 +19,7 @@ import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
@@ -647,6 +648,67 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       }
     } catch (RocksDBException e) {
       throw new StorageException("flush failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  /**
+   * RocksDB properties of the samples column family reported by {@link #rocksProperties()}, in
+   * that order: live SST bytes, memtable bytes (active and immutable), block cache usage (shared
+   * by all column families, so the same for each), estimated keys (= samples), and bytes that
+   * compaction still has to rewrite to bring every level under its target size.
+   */
+  public static final List<String> ROCKS_PROPERTIES = List.of(
+      "rocksdb.total-sst-files-size",
+      "rocksdb.cur-size-all-mem-tables",
+      "rocksdb.block-cache-usage",
+      "rocksdb.estimate-num-keys",
+      "rocksdb.estimate-pending-compaction-bytes");
+
+  /**
+   * @return each of {@link #ROCKS_PROPERTIES} for the samples column family, by name, in that
+   *     order; cheap (in-memory counters), suitable for gauges
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public Map<String, Long> rocksProperties() throws StorageException {
+    lifecycle.readLock().lock();
+    try {
+      ensureOpen();
+      Map<String, Long> out = new LinkedHashMap<>();
+      for (String name : ROCKS_PROPERTIES) {
+        out.put(name, rocks.db.getLongProperty(rocks.samples, name));
+      }
+      return out;
+    } catch (RocksDBException e) {
+      throw new StorageException("reading RocksDB properties failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  /**
+   * Flushes the memtables, then compacts every column family fully into its bottommost level
+   * (rewriting files already there, so they get the bottommost compression) and waits for it.
+   * Takes time and I/O proportional to the whole store; for tests, benchmarks and maintenance.
+   * Appends and reads may run meanwhile.
+   *
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public void compact() throws StorageException {
+    flush();
+    lifecycle.readLock().lock();
+    try {
+      ensureOpen();
+      try (CompactRangeOptions co = new CompactRangeOptions()
+          .setExclusiveManualCompaction(true)
+          .setBottommostLevelCompaction(CompactRangeOptions.BottommostLevelCompaction.kForce)) {
+        for (ColumnFamilyHandle cf : rocks.allColumnFamilies) {
+          rocks.db.compactRange(cf, null, null, co);
+        }
+      }
+    } catch (RocksDBException e) {
+      throw new StorageException("compaction failed: " + e.getMessage(), e);
     } finally {
       lifecycle.readLock().unlock();
     }

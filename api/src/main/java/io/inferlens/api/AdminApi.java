@@ -1,0 +1,81 @@
+package io.inferlens.api;
+
+import com.linecorp.armeria.common.HttpMethod;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.server.HttpService;
+import com.linecorp.armeria.server.ServerBuilder;
+import io.inferlens.storage.StorageException;
+import io.inferlens.storage.TimeSeriesStore;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Store maintenance for tests and benchmarks: {@code POST /api/v1/admin/flush} writes the
+ * memtables to SST files, {@code POST /api/v1/admin/compact} flushes and fully compacts every
+ * column family. Both wait until RocksDB is done and answer 200 with
+ * {@code {"status":"success","data":{"operation","duration_ms","before":{…},"after":{…}}}}, the
+ * sizes being {@code dir_bytes} (the data directory), {@code live_sst_bytes} and
+ * {@code memtable_bytes} (samples column family). Other methods get 405; a store failure 503.
+ * They run on Armeria's blocking executor; a full compaction of a large store takes minutes, so
+ * the request timeout is lifted for them.
+ */
+final class AdminApi {
+
+  private static final Logger log = LoggerFactory.getLogger(AdminApi.class);
+
+  private AdminApi() {}
+
+  /** One maintenance operation of the store. */
+  @FunctionalInterface
+  private interface Operation {
+    void run(TimeSeriesStore store) throws StorageException;
+  }
+
+  /**
+   * @param sb the server to add the two routes to
+   * @param store the store they act on
+   */
+  static void bind(ServerBuilder sb, TimeSeriesStore store) {
+    sb.service("/api/v1/admin/flush", service("flush", store, TimeSeriesStore::flush));
+    sb.service("/api/v1/admin/compact", service("compact", store, TimeSeriesStore::compact));
+  }
+
+  private static HttpService service(String name, TimeSeriesStore store, Operation op) {
+    return (ctx, req) -> {
+      if (req.method() != HttpMethod.POST) {
+        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
+      }
+      // Waits for RocksDB: a full compaction is not bounded by the 60 s API timeout.
+      ctx.clearRequestTimeout();
+      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
+        try {
+          Map<String, Object> data = new LinkedHashMap<>();
+          data.put("operation", name);
+          Map<String, Long> before = sizes(store);
+          long startNs = System.nanoTime();
+          op.run(store);
+          data.put("duration_ms", (System.nanoTime() - startNs) / 1_000_000);
+          data.put("before", before);
+          data.put("after", sizes(store));
+          log.info("admin {}: {}", name, data);
+          return JsonEndpoints.success(data);
+        } catch (StorageException e) {
+          log.error("admin {} failed in the store", name, e);
+          return JsonEndpoints.error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
+        }
+      }, ctx.blockingTaskExecutor()));
+    };
+  }
+
+  private static Map<String, Long> sizes(TimeSeriesStore store) throws StorageException {
+    Map<String, Long> props = store.rocksProperties();
+    Map<String, Long> out = new LinkedHashMap<>();
+    out.put("dir_bytes", store.diskSizeBytes());
+    out.put("live_sst_bytes", props.get("rocksdb.total-sst-files-size"));
+    out.put("memtable_bytes", props.get("rocksdb.cur-size-all-mem-tables"));
+    return out;
+  }
+}

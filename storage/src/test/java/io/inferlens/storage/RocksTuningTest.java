@@ -1,0 +1,75 @@
+package io.inferlens.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.ConfigOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.OptionsUtil;
+
+/**
+ * The column family options RocksDB actually persisted (its OPTIONS file), the properties and
+ * the full compaction.
+ */
+class RocksTuningTest extends StoreTestBase {
+
+  private static final LabelSet M = LabelSet.of("__name__", "m");
+
+  @Test
+  void samplesUseLz4AboveAndZstdAtTheBottomWithTheirOwnMemtableSize() throws Exception {
+    try (TimeSeriesStore store = open(StoreOptions.defaults(dir))) {
+      store.append(List.of(write(M, NOW_MS, 1)));
+    }
+    List<ColumnFamilyDescriptor> cfs = new ArrayList<>();
+    try (ConfigOptions config = new ConfigOptions();
+        DBOptions db = new DBOptions()) {
+      OptionsUtil.loadLatestOptions(config, dir.toString(), db, cfs);
+      try {
+        for (ColumnFamilyDescriptor d : cfs) {
+          String name = new String(d.getName(), StandardCharsets.UTF_8);
+          ColumnFamilyOptions o = d.getOptions();
+          assertThat(o.compressionPerLevel()).as(name)
+              .hasSize(7).containsOnly(CompressionType.LZ4_COMPRESSION);
+          assertThat(o.bottommostCompressionType()).as(name)
+              .isEqualTo(CompressionType.ZSTD_COMPRESSION);
+          boolean samples = name.equals(Keys.CF_SAMPLES);
+          assertThat(o.writeBufferSize()).as(name).isEqualTo(samples ? 64L << 20 : 16L << 20);
+          assertThat(o.maxWriteBufferNumber()).as(name).isEqualTo(samples ? 3 : 2);
+          assertThat(o.optimizeFiltersForHits()).as(name).isEqualTo(samples);
+        }
+      } finally {
+        for (ColumnFamilyDescriptor d : cfs) {
+          d.getOptions().close();
+        }
+      }
+    }
+    assertThat(cfs).hasSize(6);
+  }
+
+  @Test
+  void propertiesAndCompactionKeepEverySample() throws Exception {
+    try (TimeSeriesStore store = open(StoreOptions.defaults(dir).withBlockCacheBytes(1 << 20))) {
+      store.append(List.of(write(M, NOW_MS - 20, 1, NOW_MS - 10, 2, NOW_MS, 3)));
+      Map<String, Long> before = store.rocksProperties();
+      assertThat(before.keySet()).containsExactlyElementsOf(TimeSeriesStore.ROCKS_PROPERTIES);
+      assertThat(before.get("rocksdb.total-sst-files-size")).isZero();
+      assertThat(before.get("rocksdb.estimate-num-keys")).isEqualTo(3);
+
+      store.compact();
+
+      Map<String, Long> after = store.rocksProperties();
+      assertThat(after.get("rocksdb.total-sst-files-size")).isPositive();
+      assertThat(after.get("rocksdb.estimate-num-keys")).isEqualTo(3);
+      assertThat(after.get("rocksdb.estimate-pending-compaction-bytes")).isZero();
+      assertThat(store.select(List.of(Matcher.eq("__name__", "m")), 0, Long.MAX_VALUE).get(0)
+          .timestampsMs()).containsExactly(NOW_MS - 20, NOW_MS - 10, NOW_MS);
+    }
+  }
+}
