@@ -68,7 +68,7 @@ public final class InferLensServer implements AutoCloseable {
         engine.cache(), c -> c.misses()).description("Chunk lookups evaluated from samples")
         .register(registry);
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "inferlens-retention");
+      Thread t = new Thread(r, "inferlens-housekeeping");
       t.setDaemon(true);
       return t;
     });
@@ -95,8 +95,10 @@ public final class InferLensServer implements AutoCloseable {
     }
     s.housekeeping.scheduleWithFixedDelay(s::runRetention, 0, RETENTION_PERIOD_MS,
         TimeUnit.MILLISECONDS);
-    s.housekeeping.scheduleWithFixedDelay(s::warmAnalysis, WARM_DELAY_MS, WARM_PERIOD_MS,
-        TimeUnit.MILLISECONDS);
+    if (config.analysisWarmup()) {
+      s.housekeeping.scheduleWithFixedDelay(s::warmAnalysis, WARM_DELAY_MS, WARM_PERIOD_MS,
+          TimeUnit.MILLISECONDS);
+    }
     log.info("InferLens listening on {} with data in {}", s.server.activePorts().keySet(),
         config.dataDir().toAbsolutePath());
     return s;

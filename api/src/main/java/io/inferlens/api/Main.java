@@ -127,6 +127,12 @@ public final class Main implements Runnable {
             + "default thresholds (default: ${DEFAULT-VALUE}).")
     String baselineMinHistory;
 
+    @Option(names = "--analysis-warmup", defaultValue = "true", negatable = true,
+        description = "Evaluate the last 30 days of every target every 5 minutes so diagnoses and "
+            + "30-day trends answer from cache; --no-analysis-warmup for store-only benchmarks "
+            + "(default: ${DEFAULT-VALUE}).")
+    boolean analysisWarmup;
+
     @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
         paramLabel = "LABEL",
         description = "Labels whose values define one diagnosed target (default: ${DEFAULT-VALUE}).")
@@ -166,7 +172,8 @@ public final class Main implements Runnable {
                 .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
                 .withConsumerGroupTargets(consumerGroups))
             .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
-            .withBlockCacheBytes(Units.parseBytes(blockCache));
+            .withBlockCacheBytes(Units.parseBytes(blockCache))
+            .withAnalysisWarmup(analysisWarmup);
         if (catalog != null) {
           io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
         }

@@ -27,6 +27,8 @@ import java.nio.file.Path;
  *     SAMPLES, the sum of frames for STREAMED_XOR_CHUNKS; more answers 413 (default 64 MiB)
  * @param blockCacheBytes RocksDB block cache shared by all column families, in bytes, &ge; 0
  *     (default {@link StoreOptions#DEFAULT_BLOCK_CACHE_BYTES}, 64 MiB)
+ * @param analysisWarmup evaluate the last 30 days of every target every 5 minutes so diagnoses
+ *     and trends answer from the engine's cache (default true; off for store-only benchmarks)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -40,7 +42,8 @@ public record ServerConfig(
     TargetConfig targets,
     long maxReadSeries,
     long maxReadBytes,
-    long blockCacheBytes) {
+    long blockCacheBytes,
+    boolean analysisWarmup) {
 
   /** Validates the read limits and the block cache size. */
   public ServerConfig {
@@ -59,7 +62,8 @@ public record ServerConfig(
       long maxRequestBytes, long maxFutureMs, boolean walSync, AnalysisConfig analysis,
       Path catalogFile, TargetConfig targets, long maxReadSeries, long maxReadBytes) {
     this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync, analysis,
-        catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES);
+        catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
+        true);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -83,7 +87,8 @@ public record ServerConfig(
    */
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes);
+        newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        analysisWarmup);
   }
 
   /**
@@ -93,7 +98,8 @@ public record ServerConfig(
    */
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes);
+        analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
+        analysisWarmup);
   }
 
   /**
@@ -102,7 +108,17 @@ public record ServerConfig(
    */
   public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes);
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
+        analysisWarmup);
+  }
+
+  /**
+   * @param on whether to keep the analysis cache warm in the background
+   * @return a copy with that setting
+   */
+  public ServerConfig withAnalysisWarmup(boolean on) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, on);
   }
 
   /** Default retention: 30 days in milliseconds. */
