@@ -16,6 +16,21 @@ final class ExternalProcesses {
 
   private ExternalProcesses() {}
 
+  /**
+   * Skips the calling test when a Debian binary is missing, with the package to install; under
+   * CI (env CI=true) fails instead, since .ci/run must have installed it.
+   */
+  static void requireBinary(Path binary, String debianPackages) {
+    if (!Files.isExecutable(binary)) {
+      String install = "apt-get install " + debianPackages;
+      if ("true".equals(System.getenv("CI"))) {
+        org.junit.jupiter.api.Assertions.fail(binary + " is missing: .ci/run must " + install);
+      }
+      org.junit.jupiter.api.Assumptions.abort("skipped: " + binary + " not found (" + install
+          + ")");
+    }
+  }
+
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       s.setReuseAddress(true);

@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,13 +42,7 @@ class PrometheusEndToEndTest {
 
   @Test
   void samplesStoredByInferLensEqualThoseInPrometheus() throws Exception {
-    if (!Files.isExecutable(PROMETHEUS)) {
-      if ("true".equals(System.getenv("CI"))) {
-        fail(PROMETHEUS + " is missing: .ci/run must apt-get install prometheus");
-      }
-      Assumptions.abort("skipped: " + PROMETHEUS + " not found; install Debian's prometheus "
-          + "package (apt-get install prometheus) to run this end-to-end test");
-    }
+    ExternalProcesses.requireBinary(PROMETHEUS, "prometheus");
     int rxPort = ExternalProcesses.freePort();
     Path data = dir.resolve("inferlens");
     ServerConfig cfg = new ServerConfig(new InetSocketAddress("127.0.0.1", rxPort), data,

@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -60,13 +58,7 @@ class PromqlParityTest {
 
   @BeforeAll
   void writeTheSameDataToPrometheusAndTheStore(@TempDir Path dir) throws Exception {
-    if (!Files.isExecutable(PROMETHEUS)) {
-      if ("true".equals(System.getenv("CI"))) {
-        fail(PROMETHEUS + " is missing: CI must apt-get install prometheus");
-      }
-      Assumptions.abort("skipped: " + PROMETHEUS + " not found; install Debian's prometheus "
-          + "package (apt-get install prometheus) to compare PromQL results with it");
-    }
+    ExternalProcesses.requireBinary(PROMETHEUS, "prometheus");
     long now = System.currentTimeMillis();
     data = new PromqlParityData(now - now % PromqlParityData.SCRAPE_MS);
     // 15 s grid on the counter's scrapes from 1 min before the data to 6 min after it (the gauge's

@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,7 +27,6 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -61,13 +59,7 @@ class RemoteReadPrometheusTest {
 
   @BeforeAll
   void start(@TempDir Path dir) throws Exception {
-    if (!Files.isExecutable(PROMETHEUS)) {
-      if ("true".equals(System.getenv("CI"))) {
-        fail(PROMETHEUS + " is missing: CI must apt-get install prometheus");
-      }
-      Assumptions.abort("skipped: " + PROMETHEUS + " not found; install Debian's prometheus "
-          + "package (apt-get install prometheus) to check remote read against it");
-    }
+    ExternalProcesses.requireBinary(PROMETHEUS, "prometheus");
     long now = System.currentTimeMillis();
     data = new PromqlParityData(now - now % PromqlParityData.SCRAPE_MS);
     grids = List.of(

@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,12 +66,7 @@ class ScenarioEndToEndTest {
 
   @BeforeAll
   static void playAllScenarios() throws Exception {
-    if (!Files.isExecutable(PROMETHEUS)) {
-      if ("true".equals(System.getenv("CI"))) {
-        fail(PROMETHEUS + " is missing: .ci/run must apt-get install prometheus");
-      }
-      Assumptions.abort("skipped: " + PROMETHEUS + " not found (apt-get install prometheus)");
-    }
+    ExternalProcesses.requireBinary(PROMETHEUS, "prometheus");
     AnalysisConfig analysis = AnalysisConfig.defaults()
         .withTiming(1_000, 10_000, 10_000, 8_000, 5_000);
     int rxPort = ExternalProcesses.freePort();

@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -80,12 +78,7 @@ class WebUiBrowserTest {
   @BeforeAll
   static void start() throws Exception {
     for (Path p : List.of(CHROMIUM, CHROMEDRIVER)) {
-      if (!Files.isExecutable(p)) {
-        if ("true".equals(System.getenv("CI"))) {
-          fail(p + " is missing: .ci/run must apt-get install chromium chromium-driver");
-        }
-        Assumptions.abort("skipped: " + p + " not found (apt-get install chromium chromium-driver)");
-      }
+      ExternalProcesses.requireBinary(p, "chromium chromium-driver");
     }
     Files.createDirectories(SHOTS);
     long t0 = System.nanoTime();

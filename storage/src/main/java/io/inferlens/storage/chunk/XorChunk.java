@@ -81,7 +81,7 @@ public final class XorChunk {
     // 2 header bytes, up to 10 for t0, 8 for v0, and at most 4+64 bits of timestamp plus
     // 2+5+6+64 bits of value for each further sample: 18 bytes a sample bounds it.
     BitWriter w = new BitWriter(HEADER_BYTES + 18 + 18 * count);
-    w.writeBits(count, 16);
+    w.writeHeader(count);
     long t = timestampsMs[from];
     long v = valueBits[from];
     w.writeVarint(t);
@@ -265,25 +265,44 @@ public final class XorChunk {
     return new Samples(ts, bits);
   }
 
-  /** Appends bits most significant first; Prometheus's {@code bstream} writer. */
+  /**
+   * Appends bits most significant first, as Prometheus's {@code bstream} (tsdb/chunkenc/bstream.go)
+   * does, including its length: {@code writeByte} always appends a fresh byte after the one it
+   * fills, so a stream whose last write was whole bytes ends in an empty (zero) byte. Tracking
+   * bstream's count of free bits in the last byte reproduces that length exactly.
+   */
   private static final class BitWriter {
     private byte[] buf;
     private int bitLen;
+    /** bstream's {@code count}: free bits in the stream's last byte, 0..8. */
+    private int freeBits;
 
     BitWriter(int capacityBytes) {
       buf = new byte[capacityBytes];
     }
 
-    void writeBit(int bit) {
-      ensure(1);
-      if (bit != 0) {
-        buf[bitLen >>> 3] |= (byte) (0x80 >>> (bitLen & 7));
-      }
-      bitLen++;
+    /** The 2-byte sample count, which Prometheus writes into preallocated bytes, not the stream. */
+    void writeHeader(int count) {
+      put(count, 16);
     }
 
-    /** Writes the low {@code n} bits of {@code value}, 0 ≤ n ≤ 64. */
+    void writeBit(int bit) {
+      put(bit, 1);
+      freeBits = (freeBits == 0 ? 8 : freeBits) - 1;
+    }
+
+    /** Writes the low {@code n} bits of {@code value}, 0 ≤ n ≤ 64: whole bytes, then bits. */
     void writeBits(long value, int n) {
+      put(value, n);
+      for (int k = n; k >= 8; k -= 8) {
+        freeBits = freeBits == 0 ? 8 : freeBits; // writeByte
+      }
+      for (int k = n % 8; k > 0; k--) {
+        freeBits = (freeBits == 0 ? 8 : freeBits) - 1; // writeBit
+      }
+    }
+
+    private void put(long value, int n) {
       ensure(n);
       for (int i = n - 1; i >= 0; i--) {
         if (((value >>> i) & 1) != 0) {
@@ -314,8 +333,10 @@ public final class XorChunk {
       }
     }
 
+    /** @return the stream as bstream holds it: used bits plus the free bits of its last byte */
     byte[] toByteArray() {
-      return Arrays.copyOf(buf, (bitLen + 7) >>> 3);
+      ensure(freeBits);
+      return Arrays.copyOf(buf, (bitLen + freeBits) >>> 3);
     }
   }
 
