@@ -31,6 +31,38 @@ final class ExternalProcesses {
     }
   }
 
+  /** A Prometheus started by {@link #startPrometheus}: its process, base URL and log file. */
+  record Prom(Process process, URI base, Path log) {
+    /** Waits for {@code /-/ready}, failing with the log's tail if it dies or takes over 60 s. */
+    void awaitReady() throws Exception {
+      awaitOk(base.resolve("/-/ready"), process, Duration.ofSeconds(60), log);
+    }
+  }
+
+  /**
+   * Starts Debian's {@code /usr/bin/prometheus} on a free loopback port with its data and log
+   * under {@code dir}, without waiting for it (so several can start in parallel).
+   *
+   * @param name prefix of the config, data dir and log files
+   * @param configYaml the prometheus.yml content
+   * @param extraArgs more flags, e.g. {@code --web.enable-remote-write-receiver}
+   */
+  static Prom startPrometheus(Path dir, String name, String configYaml, String... extraArgs)
+      throws IOException {
+    int port = freePort();
+    Path config = dir.resolve(name + ".yml");
+    Files.writeString(config, configYaml);
+    Path log = dir.resolve(name + ".log");
+    List<String> cmd = new ArrayList<>(List.of("/usr/bin/prometheus",
+        "--config.file=" + config,
+        "--storage.tsdb.path=" + dir.resolve(name + "-data"),
+        "--web.listen-address=127.0.0.1:" + port));
+    cmd.addAll(List.of(extraArgs));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+    return new Prom(p, URI.create("http://127.0.0.1:" + port), log);
+  }
+
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       s.setReuseAddress(true);

@@ -200,4 +200,15 @@ final class PromqlParityData {
     }
     return out;
   }
+
+  /**
+   * The step grids both parity tests evaluate on: 15 s on the counter's scrapes from 1 min
+   * before the data to 6 min after it (the gauge's lookback and every window run out), and 30 s
+   * off the scrape grid by 7 s.
+   */
+  java.util.List<io.inferlens.analysis.promql.StepRange> stepGrids() {
+    return java.util.List.of(
+        new io.inferlens.analysis.promql.StepRange(firstMs - 60_000, lastMs + 360_000, 15_000),
+        new io.inferlens.analysis.promql.StepRange(firstMs - 53_000, lastMs + 367_000, 30_000));
+  }
 }

@@ -18,9 +18,7 @@ import io.inferlens.storage.TimeSeriesStore;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -61,29 +59,19 @@ class PromqlParityTest {
     ExternalProcesses.requireBinary(PROMETHEUS, "prometheus");
     long now = System.currentTimeMillis();
     data = new PromqlParityData(now - now % PromqlParityData.SCRAPE_MS);
-    // 15 s grid on the counter's scrapes from 1 min before the data to 6 min after it (the gauge's
-    // lookback and every window run out); 30 s grid off the scrape grid by 7 s.
-    grids = List.of(
-        new StepRange(data.firstMs - 60_000, data.lastMs + 360_000, 15_000),
-        new StepRange(data.firstMs - 53_000, data.lastMs + 367_000, 30_000));
+    grids = data.stepGrids();
 
     store = TimeSeriesStore.open(StoreOptions.defaults(dir.resolve("store")));
     AppendResult appended = store.append(data.seriesWrites());
     assertThat(appended.rejectedCount()).as("store rejections %s", appended.rejections())
         .isZero();
 
-    int port = ExternalProcesses.freePort();
-    promBase = URI.create("http://127.0.0.1:" + port);
-    Path config = dir.resolve("prometheus.yml");
-    Files.writeString(config, "global:\n  scrape_interval: 15s\n");
-    Path log = dir.resolve("prometheus.log");
-    prom = new ProcessBuilder(PROMETHEUS.toString(),
-        "--config.file=" + config,
-        "--storage.tsdb.path=" + dir.resolve("prom-data"),
-        "--web.listen-address=127.0.0.1:" + port,
-        "--web.enable-remote-write-receiver")
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    ExternalProcesses.awaitOk(promBase.resolve("/-/ready"), prom, Duration.ofSeconds(60), log);
+    ExternalProcesses.Prom p = ExternalProcesses.startPrometheus(dir, "prometheus",
+        "global:\n  scrape_interval: 15s\n", "--web.enable-remote-write-receiver");
+    prom = p.process();
+    promBase = p.base();
+    Path log = p.log();
+    p.awaitReady();
     for (WriteRequest req : data.writeRequests(5 * 60_000L)) {
       HttpResponse<String> r = Requests.write(promBase, req);
       assertThat(r.statusCode()).as("Prometheus remote write: %s; log:\n%s", r.body(),

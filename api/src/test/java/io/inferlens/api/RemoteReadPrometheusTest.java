@@ -15,10 +15,8 @@ import io.inferlens.storage.chunk.XorChunk;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -62,56 +60,38 @@ class RemoteReadPrometheusTest {
     ExternalProcesses.requireBinary(PROMETHEUS, "prometheus");
     long now = System.currentTimeMillis();
     data = new PromqlParityData(now - now % PromqlParityData.SCRAPE_MS);
-    grids = List.of(
-        new StepRange(data.firstMs - 60_000, data.lastMs + 360_000, 15_000),
-        new StepRange(data.firstMs - 53_000, data.lastMs + 367_000, 30_000));
+    grids = data.stepGrids();
 
     inferlens = InferLensServer.start(ServerConfig.forTests(dir.resolve("inferlens")),
         Clock.systemUTC());
     inferlensBase = URI.create("http://127.0.0.1:" + inferlens.port());
 
-    int refPort = ExternalProcesses.freePort();
-    referenceBase = URI.create("http://127.0.0.1:" + refPort);
-    Path refConfig = dir.resolve("reference.yml");
-    Files.writeString(refConfig, "global:\n  scrape_interval: 15s\n");
-    Path refLog = dir.resolve("reference.log");
-    reference = new ProcessBuilder(PROMETHEUS.toString(),
-        "--config.file=" + refConfig,
-        "--storage.tsdb.path=" + dir.resolve("reference-data"),
-        "--web.listen-address=127.0.0.1:" + refPort,
-        "--web.enable-remote-write-receiver")
-        .redirectErrorStream(true).redirectOutput(refLog.toFile()).start();
-
-    int readerPort = ExternalProcesses.freePort();
-    readerBase = URI.create("http://127.0.0.1:" + readerPort);
-    Path readerConfig = dir.resolve("reader.yml");
-    Files.writeString(readerConfig, String.join("\n",
+    ExternalProcesses.Prom ref = ExternalProcesses.startPrometheus(dir, "reference",
+        "global:\n  scrape_interval: 15s\n", "--web.enable-remote-write-receiver");
+    reference = ref.process();
+    referenceBase = ref.base();
+    Path refLog = ref.log();
+    ExternalProcesses.Prom rd = ExternalProcesses.startPrometheus(dir, "reader", String.join("\n",
         "global:",
         "  scrape_interval: 15s",
         "remote_read:",
         "  - url: " + inferlensBase + "/api/v1/read",
         "    read_recent: true",
         ""));
-    Path readerLog = dir.resolve("reader.log");
-    reader = new ProcessBuilder(PROMETHEUS.toString(),
-        "--config.file=" + readerConfig,
-        "--storage.tsdb.path=" + dir.resolve("reader-data"),
-        "--web.listen-address=127.0.0.1:" + readerPort)
-        .redirectErrorStream(true).redirectOutput(readerLog.toFile()).start();
+    reader = rd.process();
+    readerBase = rd.base();
 
     for (WriteRequest req : data.writeRequests(5 * 60_000L)) {
       HttpResponse<String> r = Requests.write(inferlensBase, req);
       assertThat(r.statusCode()).as("InferLens remote write: %s", r.body()).isEqualTo(204);
     }
-    ExternalProcesses.awaitOk(referenceBase.resolve("/-/ready"), reference,
-        Duration.ofSeconds(60), refLog);
+    ref.awaitReady();
     for (WriteRequest req : data.writeRequests(5 * 60_000L)) {
       HttpResponse<String> r = Requests.write(referenceBase, req);
       assertThat(r.statusCode()).as("Prometheus remote write: %s; log:\n%s", r.body(),
           ExternalProcesses.tail(refLog)).isEqualTo(204);
     }
-    ExternalProcesses.awaitOk(readerBase.resolve("/-/ready"), reader, Duration.ofSeconds(60),
-        readerLog);
+    rd.awaitReady();
   }
 
   @AfterAll
