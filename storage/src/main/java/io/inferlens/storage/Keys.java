@@ -9,8 +9,8 @@ import java.nio.charset.StandardCharsets;
  */
 final class Keys {
 
-  /** The on-disk format this build reads and writes. */
-  static final int FORMAT_VERSION = 1;
+  /** The on-disk format this build reads and writes (2: chunks, head log, partitions). */
+  static final int FORMAT_VERSION = 2;
 
   /** Canonical label set bytes → series id (8 B big-endian). */
   static final String CF_SERIES_BY_LABELS = "series_by_labels";
@@ -18,8 +18,8 @@ final class Keys {
   static final String CF_SERIES_BY_ID = "series_by_id";
   /** {@code name 0x00 value 0x00 id(8 B BE)} → empty. */
   static final String CF_POSTINGS = "postings";
-  /** Sample key → value, see {@link RawSampleCodec}. */
-  static final String CF_SAMPLES = "samples";
+  /** Head log: {@code be64(sequence)} → one append's accepted samples, see {@link HeadLog}. */
+  static final String CF_HEAD_LOG = "head_log";
   /** Store-wide metadata: format version and next series id. */
   static final String CF_META = "meta";
 
@@ -27,6 +27,25 @@ final class Keys {
   static final byte[] META_FORMAT_VERSION = ascii("format_version");
   /** Meta key of the next series id to assign; value is 8-byte big-endian. */
   static final byte[] META_NEXT_SERIES_ID = ascii("next_series_id");
+
+  /**
+   * Meta key of the lowest head-log sequence number not yet truncated; value 8-byte big-endian.
+   * Written with every truncation, so sequence numbers keep increasing across restarts.
+   */
+  static final byte[] META_LOG_FLOOR = ascii("head_log_floor");
+
+  /** Partition key prefix of a series' presence marker: {@code 0x00 be64(id)} → empty. */
+  static final byte PREFIX_PRESENT = 0x00;
+  /** Partition key prefix of a chunk or rollup block: {@code 0x01 be64(id) be64(ts ^ 2^63)}. */
+  static final byte PREFIX_DATA = 0x01;
+  /** Partition key of the partition's sample counter: {@code 0x02}; value 8-byte big-endian. */
+  static final byte[] PARTITION_SAMPLE_COUNT = {0x02};
+
+  /**
+   * Partition key prefix of a window that has chunks written since it was last finalized:
+   * {@code 0x03 be64(id) be64(windowStart ^ 2^63)} → empty. Lets a restart resume finalization.
+   */
+  static final byte PREFIX_UNFINALIZED = 0x03;
 
   /** The first series id ever assigned; 0 is never a valid id. */
   static final long FIRST_SERIES_ID = 1;
@@ -72,6 +91,43 @@ final class Keys {
 
   static int getBe32(byte[] in) {
     return ((in[0] & 0xFF) << 24) | ((in[1] & 0xFF) << 16) | ((in[2] & 0xFF) << 8) | (in[3] & 0xFF);
+  }
+
+  /** @return {@code 0x00 be64(id)}, the marker that a series has data in a partition */
+  static byte[] presentKey(long seriesId) {
+    byte[] k = new byte[9];
+    k[0] = PREFIX_PRESENT;
+    putBe64(k, 1, seriesId);
+    return k;
+  }
+
+  /**
+   * @return {@code 0x01 be64(id) be64(timestampMs ^ 2^63)}: the sign flip maps signed
+   *     milliseconds to unsigned byte order, so one series' keys ascend in time
+   */
+  static byte[] dataKey(long seriesId, long timestampMs) {
+    byte[] k = new byte[17];
+    k[0] = PREFIX_DATA;
+    putBe64(k, 1, seriesId);
+    putBe64(k, 9, timestampMs ^ Long.MIN_VALUE);
+    return k;
+  }
+
+  /** @return {@code 0x03 be64(id) be64(windowStart ^ 2^63)}, see {@link #PREFIX_UNFINALIZED} */
+  static byte[] unfinalizedKey(long seriesId, long windowStartMs) {
+    byte[] k = dataKey(seriesId, windowStartMs);
+    k[0] = PREFIX_UNFINALIZED;
+    return k;
+  }
+
+  /** @return the series id of a {@link #dataKey} or {@link #presentKey} */
+  static long keySeriesId(byte[] key) {
+    return getBe64(key, 1);
+  }
+
+  /** @return the timestamp of a {@link #dataKey}, milliseconds */
+  static long keyTimestampMs(byte[] key) {
+    return getBe64(key, 9) ^ Long.MIN_VALUE;
   }
 
   /**

@@ -6,6 +6,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.AbstractNativeReference;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -15,61 +18,60 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBufferManager;
 import org.rocksdb.WriteOptions;
 
 /**
  * Owns the RocksDB instance of one store and every native object it depends on (options, cache,
- * filter, column family handles), and closes them exactly once in reverse order of creation.
+ * filter, write buffer manager, column family handles), and closes them exactly once in reverse
+ * order of creation. Besides the fixed column families it keeps the time partitions
+ * ({@link PartitionKind}), created on first write and dropped by retention.
  *
- * <p>Thread safety: the handles are thread safe as RocksDB objects are; {@link #close()} must not
- * run concurrently with their use, which {@link TimeSeriesStore} ensures with its lifecycle lock.
+ * <p>Thread safety: the handles are thread safe as RocksDB objects are. Partition handles are
+ * guarded by {@link #partitionLock}: hold its read lock while using a handle from
+ * {@link #partition} or {@link #partitions}, since {@link #dropPartition} (write lock) closes it.
+ * {@link #close()} must not run concurrently with any use, which {@link TimeSeriesStore} ensures
+ * with its lifecycle lock.
  */
 final class RocksHandles implements AutoCloseable {
 
   /**
-   * Bloom filter bits per key: 10 bits give about 1% false positives, so the point lookups of
-   * backfilled samples (one multiGet per append, {@code TimeSeriesStore.lookUpStored}) rarely read
-   * a data block for a key that does not exist. Whole-key, not a prefix filter: the only point
-   * lookups are whole (series id, timestamp) keys; range scans do not consult it.
+   * Bloom filter bits per key: about 1% false positives, so a backfill's lookup of a chunk window
+   * that does not exist rarely reads a data block.
    */
   private static final double BLOOM_BITS_PER_KEY = 10;
 
   /**
-   * Memtable of the samples column family: 64 MiB. A sample costs 24 bytes of key and value plus
-   * (estimated, not measured) about 30 bytes of skip-list node, length prefixes and sequence
-   * number, so one memtable holds about 1.2 M samples: 3 minutes of 100,000 series scraped every
-   * 15 s, or 6-8 s of the flat-out benchmark (150-200 k samples/s measured, docs/BENCHMARKS.md
-   * "Store: remote-write ingest"). Smaller means more, smaller L0 files and more compaction work
-   * per sample; larger only adds resident memory (RocksDB's default is also 64 MiB).
+   * Memtable of the head log: 64 MiB. A logged sample costs about 10-12 bytes, so this holds
+   * more than the head's default budget of 2 M samples ({@link TimeSeriesStore#HEAD_MAX_SAMPLES});
+   * the head is flushed and the log truncated by a range delete before the memtable fills, so
+   * the log rarely reaches an SST file at all (a flush drops keys covered by a range tombstone).
    */
-  private static final long SAMPLES_WRITE_BUFFER_BYTES = 64L << 20;
+  private static final long HEAD_LOG_WRITE_BUFFER_BYTES = 64L << 20;
 
   /**
-   * Memtables of the samples column family: one being filled while up to two are flushed. With
-   * two (RocksDB's default) a flat-out writer stalls whenever one flush is not finished before the
-   * next memtable fills; the third is there to absorb a flush delayed by compaction on 2 cores
-   * (reasoning, stalls were not counted). Bounds the
-   * samples memtables to 192 MiB.
+   * Memtable of each partition: 16 MiB. Chunks arrive in bursts of a head flush (about 1.5
+   * B/sample, so 2 M samples are 3 MiB), so one memtable holds several flushes.
    */
-  private static final int SAMPLES_MAX_WRITE_BUFFERS = 3;
+  private static final long PARTITION_WRITE_BUFFER_BYTES = 16L << 20;
 
-  /**
-   * Memtable of each index column family (series by labels, by id, postings, meta, default): 16
-   * MiB. A new series writes roughly 1 KB over these (estimated) (label set twice, one posting per label), so
-   * 16 MiB is about 16,000 new series per flush; they grow only with new series and are read only
-   * at open, so they do not need the samples' budget. Bounds them to 5 x 2 x 16 = 160 MiB, in
-   * practice a few MiB because they are mostly idle.
-   */
+  /** Memtable of each index column family: 16 MiB; they grow only with new series. */
   private static final long INDEX_WRITE_BUFFER_BYTES = 16L << 20;
 
   /**
-   * Compression per level of every column family: LZ4 on L0 to L5 (cheap to write, which flushes
-   * and the upper levels do most often), ZSTD on the bottommost level (set separately below), where
-   * about 90% of the data ends with leveled compaction's 10x level ratio. Measured on the bench:
-   * 7.89 B/sample settled, 7.09 after a full compaction into the ZSTD level (raw: 24 B/sample).
-   * Seven entries = RocksDB's default {@code num_levels}.
+   * Ceiling on all memtables together, charged to the block cache: 256 MiB. Without it every
+   * partition a backfill touches could hold its own memtables.
+   */
+  private static final long ALL_MEMTABLES_BYTES = 256L << 20;
+
+  /**
+   * Levels of every column family (RocksDB's default). Index and log: LZ4 above, ZSTD at the
+   * bottom. Partitions: no block compression above the bottom (chunk values are already
+   * compressed, LZ4 saves little and costs CPU on every flush and compaction), ZSTD at the bottom,
+   * where it still squeezes the keys and chunk headers.
    */
   private static final int NUM_LEVELS = 7;
 
@@ -77,12 +79,17 @@ final class RocksHandles implements AutoCloseable {
   final ColumnFamilyHandle seriesByLabels;
   final ColumnFamilyHandle seriesById;
   final ColumnFamilyHandle postings;
-  final ColumnFamilyHandle samples;
   final ColumnFamilyHandle meta;
-  /** All handles, including the unused default column family, for flush. */
-  final List<ColumnFamilyHandle> allColumnFamilies;
+  final ColumnFamilyHandle headLog;
+  /** The fixed handles, including the unused default column family. */
+  final List<ColumnFamilyHandle> fixedColumnFamilies;
   /** WAL enabled; sync per {@link StoreOptions#syncWal()}. */
   final WriteOptions writeOptions;
+  /** Read-held while a partition handle is in use, write-held to create or drop one. */
+  final ReentrantReadWriteLock partitionLock = new ReentrantReadWriteLock();
+
+  private final ColumnFamilyOptions partitionOptions;
+  private final Map<PartitionKind, TreeMap<Long, ColumnFamilyHandle>> partitions = new TreeMap<>();
 
   /** Closed last-in first-out: handles before the db, the db before its options and cache. */
   private final Deque<AbstractNativeReference> owned;
@@ -90,25 +97,40 @@ final class RocksHandles implements AutoCloseable {
 
   private RocksHandles(
       RocksDB db,
-      List<ColumnFamilyHandle> handles,
+      List<ColumnFamilyHandle> fixed,
       WriteOptions writeOptions,
+      ColumnFamilyOptions partitionOptions,
       Deque<AbstractNativeReference> owned) {
     this.db = db;
-    this.allColumnFamilies = List.copyOf(handles);
-    // Same order as the descriptors in open().
-    this.seriesByLabels = handles.get(1);
-    this.seriesById = handles.get(2);
-    this.postings = handles.get(3);
-    this.samples = handles.get(4);
-    this.meta = handles.get(5);
+    this.fixedColumnFamilies = List.copyOf(fixed);
+    // Same order as FIXED in open().
+    this.seriesByLabels = fixed.get(1);
+    this.seriesById = fixed.get(2);
+    this.postings = fixed.get(3);
+    this.meta = fixed.get(4);
+    this.headLog = fixed.get(5);
     this.writeOptions = writeOptions;
+    this.partitionOptions = partitionOptions;
     this.owned = owned;
+    for (PartitionKind k : PartitionKind.values()) {
+      partitions.put(k, new TreeMap<>());
+    }
   }
 
+  private static final List<String> FIXED =
+      List.of(
+          Keys.CF_SERIES_BY_LABELS,
+          Keys.CF_SERIES_BY_ID,
+          Keys.CF_POSTINGS,
+          Keys.CF_META,
+          Keys.CF_HEAD_LOG);
+
   /**
-   * Opens or creates the database in {@code options.dataDir()} with all column families.
+   * Opens or creates the database in {@code options.dataDir()} with the fixed column families and
+   * every partition found on disk.
    *
-   * @throws RocksDBException if RocksDB cannot open it; nothing stays allocated then
+   * @throws RocksDBException if RocksDB cannot open it, or a column family is neither fixed nor a
+   *     partition (a store of another format); nothing stays allocated then
    */
   static RocksHandles open(StoreOptions options) throws RocksDBException {
     RocksDB.loadLibrary();
@@ -116,6 +138,7 @@ final class RocksHandles implements AutoCloseable {
     try {
       // One cache for the data, index and filter blocks of every column family.
       LRUCache cache = push(owned, new LRUCache(options.blockCacheBytes()));
+      WriteBufferManager memtables = push(owned, new WriteBufferManager(ALL_MEMTABLES_BYTES, cache));
       BloomFilter bloom = push(owned, new BloomFilter(BLOOM_BITS_PER_KEY));
       BlockBasedTableConfig table =
           new BlockBasedTableConfig()
@@ -125,64 +148,182 @@ final class RocksHandles implements AutoCloseable {
               .setCacheIndexAndFilterBlocks(true)
               .setPinL0FilterAndIndexBlocksInCache(true);
       ColumnFamilyOptions indexOptions =
-          push(owned, tuned(new ColumnFamilyOptions(), table, INDEX_WRITE_BUFFER_BYTES, 2));
-      ColumnFamilyOptions samplesOptions =
-          push(
-              owned,
-              tuned(
-                      new ColumnFamilyOptions(),
-                      table,
-                      SAMPLES_WRITE_BUFFER_BYTES,
-                      SAMPLES_MAX_WRITE_BUFFERS)
-                  // Bottommost filters skipped: about 90% of the filter bytes (1.25 B/sample at 10
-                  // bits/key) for lookups that are mostly hits anyway (retried writes).
-                  .setOptimizeFiltersForHits(true));
+          push(owned, tuned(new ColumnFamilyOptions(), table, INDEX_WRITE_BUFFER_BYTES,
+              CompressionType.LZ4_COMPRESSION));
+      ColumnFamilyOptions logOptions =
+          push(owned, tuned(new ColumnFamilyOptions(), table, HEAD_LOG_WRITE_BUFFER_BYTES,
+              CompressionType.LZ4_COMPRESSION));
+      ColumnFamilyOptions partitionOptions =
+          push(owned, tuned(new ColumnFamilyOptions(), table, PARTITION_WRITE_BUFFER_BYTES,
+              CompressionType.NO_COMPRESSION)
+              // Bottommost filters skipped: lookups there are mostly hits (backfill checks).
+              .setOptimizeFiltersForHits(true));
       DBOptions dbOptions =
-          push(
-              owned,
-              new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true));
+          push(owned, new DBOptions()
+              .setCreateIfMissing(true)
+              .setCreateMissingColumnFamilies(true)
+              .setWriteBufferManager(memtables));
+
+      Path dir = options.dataDir().toAbsolutePath();
+      List<byte[]> existing;
+      try (Options listOptions = new Options()) {
+        existing = RocksDB.listColumnFamilies(listOptions, dir.toString());
+      }
       List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
       descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, indexOptions));
-      for (String name :
-          List.of(
-              Keys.CF_SERIES_BY_LABELS,
-              Keys.CF_SERIES_BY_ID,
-              Keys.CF_POSTINGS,
-              Keys.CF_SAMPLES,
-              Keys.CF_META)) {
-        descriptors.add(
-            new ColumnFamilyDescriptor(
-                name.getBytes(StandardCharsets.UTF_8),
-                name.equals(Keys.CF_SAMPLES) ? samplesOptions : indexOptions));
+      for (String name : FIXED) {
+        descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8),
+            name.equals(Keys.CF_HEAD_LOG) ? logOptions : indexOptions));
+      }
+      List<PartitionKind> partKinds = new ArrayList<>();
+      List<Long> partStarts = new ArrayList<>();
+      for (byte[] raw : existing) {
+        String name = new String(raw, StandardCharsets.UTF_8);
+        if (name.equals("default") || FIXED.contains(name)) {
+          continue;
+        }
+        PartitionKind kind = kindOf(name);
+        if (kind == null) {
+          throw new RocksDBException("column family '" + name + "' in " + dir
+              + " is not part of storage format " + Keys.FORMAT_VERSION
+              + ": not an InferLens store of this version");
+        }
+        partKinds.add(kind);
+        partStarts.add(kind.parseStart(name));
+        descriptors.add(new ColumnFamilyDescriptor(raw, partitionOptions));
       }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
-      Path dir = options.dataDir().toAbsolutePath();
       RocksDB db = push(owned, RocksDB.open(dbOptions, dir.toString(), descriptors, handles));
-      for (ColumnFamilyHandle h : handles) {
-        push(owned, h);
-      }
       WriteOptions writeOptions =
           push(owned, new WriteOptions().setSync(options.syncWal()).setDisableWAL(false));
-      return new RocksHandles(db, handles, writeOptions, owned);
+      int fixedCount = 1 + FIXED.size();
+      for (int i = 0; i < fixedCount; i++) {
+        push(owned, handles.get(i));
+      }
+      RocksHandles rocks = new RocksHandles(
+          db, handles.subList(0, fixedCount), writeOptions, partitionOptions, owned);
+      for (int i = 0; i < partKinds.size(); i++) {
+        rocks.partitions.get(partKinds.get(i)).put(partStarts.get(i), handles.get(fixedCount + i));
+      }
+      return rocks;
     } catch (RocksDBException | RuntimeException e) {
       closeAll(owned);
       throw e;
     }
   }
 
+  private static PartitionKind kindOf(String name) {
+    for (PartitionKind k : PartitionKind.values()) {
+      if (k.parseStart(name) != Long.MIN_VALUE) {
+        return k;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * @return the partition of {@code kind} that holds {@code timestampMs}, or null if it does not
+   *     exist; the caller holds {@link #partitionLock}'s read lock while using it
+   */
+  ColumnFamilyHandle partition(PartitionKind kind, long timestampMs) {
+    synchronized (partitions) {
+      return partitions.get(kind).get(kind.partitionStart(timestampMs));
+    }
+  }
+
+  /**
+   * Returns the partition holding {@code timestampMs}, creating it if missing. The caller holds
+   * {@link #partitionLock}'s read lock (creation is serialized here, not by that lock).
+   *
+   * @throws RocksDBException if RocksDB cannot create the column family
+   */
+  ColumnFamilyHandle partitionForWrite(PartitionKind kind, long timestampMs)
+      throws RocksDBException {
+    long start = kind.partitionStart(timestampMs);
+    synchronized (partitions) {
+      ColumnFamilyHandle h = partitions.get(kind).get(start);
+      if (h == null) {
+        h = db.createColumnFamily(new ColumnFamilyDescriptor(
+            kind.name(start).getBytes(StandardCharsets.UTF_8), partitionOptions));
+        partitions.get(kind).put(start, h);
+      }
+      return h;
+    }
+  }
+
+  /**
+   * @return the partitions of {@code kind} that may hold timestamps in {@code [fromMs, toMs]},
+   *     ascending by start, as a fresh map start → handle; the caller holds the read lock
+   */
+  TreeMap<Long, ColumnFamilyHandle> partitions(PartitionKind kind, long fromMs, long toMs) {
+    synchronized (partitions) {
+      if (toMs < fromMs) {
+        return new TreeMap<>();
+      }
+      return new TreeMap<>(partitions.get(kind)
+          .subMap(kind.partitionStart(fromMs), true, kind.partitionStart(toMs), true));
+    }
+  }
+
+  /** @return every partition handle of every kind, fresh list; the caller holds the read lock */
+  List<ColumnFamilyHandle> allPartitions() {
+    synchronized (partitions) {
+      List<ColumnFamilyHandle> out = new ArrayList<>();
+      for (TreeMap<Long, ColumnFamilyHandle> m : partitions.values()) {
+        out.addAll(m.values());
+      }
+      return out;
+    }
+  }
+
+  /**
+   * Drops every partition of {@code kind} that ends at or before {@code horizonMs}, under the
+   * write lock of {@link #partitionLock} (so it waits for running reads of any partition).
+   *
+   * @return the starts of the dropped partitions, milliseconds
+   * @throws RocksDBException if RocksDB fails; partitions dropped before the failure stay dropped
+   */
+  List<Long> dropPartitionsBefore(PartitionKind kind, long horizonMs) throws RocksDBException {
+    List<Long> dropped = new ArrayList<>();
+    partitionLock.writeLock().lock();
+    try {
+      synchronized (partitions) {
+        TreeMap<Long, ColumnFamilyHandle> m = partitions.get(kind);
+        while (!m.isEmpty() && m.firstKey() + kind.lengthMs <= horizonMs) {
+          Map.Entry<Long, ColumnFamilyHandle> e = m.firstEntry();
+          db.dropColumnFamily(e.getValue());
+          e.getValue().close();
+          m.remove(e.getKey());
+          dropped.add(e.getKey());
+        }
+      }
+    } finally {
+      partitionLock.writeLock().unlock();
+    }
+    return dropped;
+  }
+
+  /** @return the fixed column families and every partition, fresh list; hold the read lock */
+  List<ColumnFamilyHandle> allColumnFamilies() {
+    List<ColumnFamilyHandle> out = new ArrayList<>(fixedColumnFamilies);
+    out.addAll(allPartitions());
+    return out;
+  }
+
   /** Applies the table, compression and memtable settings shared by every column family. */
   private static ColumnFamilyOptions tuned(
-      ColumnFamilyOptions cf, BlockBasedTableConfig table, long writeBufferBytes, int buffers) {
+      ColumnFamilyOptions cf, BlockBasedTableConfig table, long writeBufferBytes,
+      CompressionType upper) {
     List<CompressionType> perLevel = new ArrayList<>();
     for (int i = 0; i < NUM_LEVELS; i++) {
-      perLevel.add(CompressionType.LZ4_COMPRESSION);
+      perLevel.add(upper);
     }
     return cf.setTableFormatConfig(table)
         .setNumLevels(NUM_LEVELS)
         .setCompressionPerLevel(perLevel)
         .setBottommostCompressionType(CompressionType.ZSTD_COMPRESSION)
         .setWriteBufferSize(writeBufferBytes)
-        .setMaxWriteBufferNumber(buffers);
+        .setMaxWriteBufferNumber(2);
   }
 
   private static <T extends AbstractNativeReference> T push(
@@ -204,6 +345,15 @@ final class RocksHandles implements AutoCloseable {
       return;
     }
     closed = true;
+    synchronized (partitions) {
+      for (TreeMap<Long, ColumnFamilyHandle> m : partitions.values()) {
+        for (ColumnFamilyHandle h : m.values()) {
+          h.close();
+        }
+        m.clear();
+      }
+    }
+    // Partition handles must close before the db, which is on the deque below the fixed handles.
     closeAll(owned);
   }
 

@@ -30,6 +30,16 @@ final class SeriesIndex {
     }
   }
 
+  /** @return the series with this id, or null */
+  SeriesRef byId(long id) {
+    lock.readLock().lock();
+    try {
+      return byId.get(id);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   /**
    * Registers a series. Ids must be added in increasing order.
    *

@@ -1,10 +1,12 @@
 package io.inferlens.storage;
 
 /**
- * One known series in memory: its id, labels and the largest timestamp stored for it.
+ * One known series in memory: its id, labels, head samples and time bounds.
  *
- * <p>Thread safety: {@code id} and {@code labels} are immutable. {@link #maxTimestampMs} is read
- * and written only while holding the store's append lock.
+ * <p>Thread safety: {@code id} and {@code labels} are immutable. {@link #head} and
+ * {@link #flushing} are read and replaced only under this object's monitor. {@link
+ * #maxTimestampMs} and {@link #maxKnown} are used only under the store's append lock. The bounds
+ * {@link #minBoundMs}/{@link #maxBoundMs} are volatile and only ever widen while the store is open.
  */
 final class SeriesRef {
 
@@ -15,16 +17,57 @@ final class SeriesRef {
   final LabelSet labels;
 
   /**
-   * An upper bound of the stored timestamps in milliseconds ({@link #NO_SAMPLES} if none): a
-   * sample with a larger timestamp cannot collide with a stored one. Retention does not lower it,
-   * which keeps it an upper bound.
+   * An upper bound of the stored timestamps in milliseconds ({@link #NO_SAMPLES} if none), valid
+   * when {@link #maxKnown}: a sample with a larger timestamp cannot collide with a stored one.
    */
   long maxTimestampMs;
+
+  /**
+   * Whether {@link #maxTimestampMs} covers the chunks too. False after a restart until the first
+   * append of the series reads its newest chunk window, which is cheaper than reading every
+   * series' newest chunk at open.
+   */
+  boolean maxKnown;
+
+  /** Samples appended since the last head flush started; null when none. */
+  HeadBuffer head;
+
+  /** Samples of the head flush in progress; null when none. */
+  HeadBuffer flushing;
+
+  /**
+   * Conservative time bounds of the raw samples, milliseconds: every raw sample lies in
+   * {@code [minBoundMs, maxBoundMs]} (day granularity after a restart). Reads skip a series whose
+   * bounds miss the range without touching RocksDB, so series that churned away days ago cost a
+   * comparison, not a seek.
+   */
+  volatile long minBoundMs = Long.MAX_VALUE;
+
+  /** See {@link #minBoundMs}. */
+  volatile long maxBoundMs = Long.MIN_VALUE;
+
+  /** UTC day (epoch day) whose presence marker the flush thread last wrote, to write it once. */
+  long presenceDay = Long.MIN_VALUE;
 
   SeriesRef(long id, LabelSet labels, long maxTimestampMs) {
     this.id = id;
     this.labels = labels;
     this.maxTimestampMs = maxTimestampMs;
+  }
+
+  /** Widens the time bounds to include {@code [minMs, maxMs]}. */
+  void widenBounds(long minMs, long maxMs) {
+    if (minMs < minBoundMs) {
+      minBoundMs = minMs;
+    }
+    if (maxMs > maxBoundMs) {
+      maxBoundMs = maxMs;
+    }
+  }
+
+  /** @return whether the bounds overlap {@code [startMs, endMs]} */
+  boolean mayHaveSamples(long startMs, long endMs) {
+    return minBoundMs <= endMs && maxBoundMs >= startMs;
   }
 
   @Override

@@ -19,8 +19,19 @@ import java.util.Objects;
  * @param syncWal whether each append waits for an {@code fsync} of the WAL (see above)
  * @param blockCacheBytes size of the RocksDB block cache shared by all column families, in bytes,
  *     &ge; 0
+ * @param rollup5mRetentionMs how long 5-minute rollups are kept, milliseconds, &gt; 0
+ * @param rollup1hRetentionMs how long 1-hour rollups are kept, milliseconds, &gt; 0
+ * @param headMaxSamples head samples (not yet in chunks) that trigger a head flush, &ge; 1; the
+ *     head's heap is about 16-20 bytes per sample, so the default 2 M costs about 40 MiB
  */
-public record StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long blockCacheBytes) {
+public record StoreOptions(
+    Path dataDir,
+    long retentionMs,
+    boolean syncWal,
+    long blockCacheBytes,
+    long rollup5mRetentionMs,
+    long rollup1hRetentionMs,
+    int headMaxSamples) {
 
   /** Default retention: 30 days in milliseconds. */
   public static final long DEFAULT_RETENTION_MS = 30L * 24 * 60 * 60 * 1000;
@@ -31,6 +42,15 @@ public record StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long
    */
   public static final long DEFAULT_BLOCK_CACHE_BYTES = 64L * 1024 * 1024;
 
+  /** Default retention of 5-minute rollups: 90 days in milliseconds. */
+  public static final long DEFAULT_ROLLUP_5M_RETENTION_MS = 90L * 24 * 60 * 60 * 1000;
+
+  /** Default retention of 1-hour rollups: 2 years (730 days) in milliseconds. */
+  public static final long DEFAULT_ROLLUP_1H_RETENTION_MS = 730L * 24 * 60 * 60 * 1000;
+
+  /** Default head flush threshold: 2,000,000 samples. */
+  public static final int DEFAULT_HEAD_MAX_SAMPLES = 2_000_000;
+
   /**
    * Validates the options.
    *
@@ -38,8 +58,12 @@ public record StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long
    * @param retentionMs retention in milliseconds
    * @param syncWal whether each append waits for a WAL fsync
    * @param blockCacheBytes block cache size in bytes
+   * @param rollup5mRetentionMs 5-minute rollup retention in milliseconds
+   * @param rollup1hRetentionMs 1-hour rollup retention in milliseconds
+   * @param headMaxSamples head flush threshold in samples
    * @throws NullPointerException if {@code dataDir} is null
-   * @throws IllegalArgumentException if {@code retentionMs} &le; 0 or {@code blockCacheBytes} &lt; 0
+   * @throws IllegalArgumentException if a retention is &le; 0, {@code blockCacheBytes} &lt; 0 or
+   *     {@code headMaxSamples} &lt; 1
    */
   public StoreOptions {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -49,6 +73,31 @@ public record StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long
     if (blockCacheBytes < 0) {
       throw new IllegalArgumentException("blockCacheBytes must be >= 0, got " + blockCacheBytes);
     }
+    if (rollup5mRetentionMs <= 0) {
+      throw new IllegalArgumentException(
+          "rollup5mRetentionMs must be > 0, got " + rollup5mRetentionMs);
+    }
+    if (rollup1hRetentionMs <= 0) {
+      throw new IllegalArgumentException(
+          "rollup1hRetentionMs must be > 0, got " + rollup1hRetentionMs);
+    }
+    if (headMaxSamples < 1) {
+      throw new IllegalArgumentException("headMaxSamples must be >= 1, got " + headMaxSamples);
+    }
+  }
+
+  /**
+   * The first four options with the defaults for the rest.
+   *
+   * @param dataDir the data directory
+   * @param retentionMs raw retention in milliseconds, &gt; 0
+   * @param syncWal whether each append waits for a WAL fsync
+   * @param blockCacheBytes block cache size in bytes, &ge; 0
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long blockCacheBytes) {
+    this(dataDir, retentionMs, syncWal, blockCacheBytes, DEFAULT_ROLLUP_5M_RETENTION_MS,
+        DEFAULT_ROLLUP_1H_RETENTION_MS, DEFAULT_HEAD_MAX_SAMPLES);
   }
 
   /**
@@ -60,11 +109,31 @@ public record StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long
   }
 
   /**
+   * @param fiveMinuteMs 5-minute rollup retention in milliseconds, &gt; 0
+   * @param oneHourMs 1-hour rollup retention in milliseconds, &gt; 0
+   * @return a copy with those rollup retentions
+   */
+  public StoreOptions withRollupRetentionMs(long fiveMinuteMs, long oneHourMs) {
+    return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, fiveMinuteMs,
+        oneHourMs, headMaxSamples);
+  }
+
+  /**
+   * @param samples head flush threshold in samples, &ge; 1
+   * @return a copy with that threshold
+   */
+  public StoreOptions withHeadMaxSamples(int samples) {
+    return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
+        rollup1hRetentionMs, samples);
+  }
+
+  /**
    * @param newRetentionMs retention in milliseconds, &gt; 0
    * @return a copy with that retention
    */
   public StoreOptions withRetentionMs(long newRetentionMs) {
-    return new StoreOptions(dataDir, newRetentionMs, syncWal, blockCacheBytes);
+    return new StoreOptions(dataDir, newRetentionMs, syncWal, blockCacheBytes,
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
   }
 
   /**
@@ -72,7 +141,8 @@ public record StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long
    * @return a copy with that setting
    */
   public StoreOptions withSyncWal(boolean newSyncWal) {
-    return new StoreOptions(dataDir, retentionMs, newSyncWal, blockCacheBytes);
+    return new StoreOptions(dataDir, retentionMs, newSyncWal, blockCacheBytes,
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
   }
 
   /**
@@ -80,6 +150,7 @@ public record StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long
    * @return a copy with that block cache size
    */
   public StoreOptions withBlockCacheBytes(long newBlockCacheBytes) {
-    return new StoreOptions(dataDir, retentionMs, syncWal, newBlockCacheBytes);
+    return new StoreOptions(dataDir, retentionMs, syncWal, newBlockCacheBytes,
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
   }
 }

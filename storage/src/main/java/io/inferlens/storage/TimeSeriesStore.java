@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.chunk.ChunkCodec;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -8,14 +9,19 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rocksdb.ColumnFamilyHandle;
@@ -24,39 +30,114 @@ import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * The durable time-series store, first version: one RocksDB database with a series index,
- * postings, raw samples and metadata in separate column families (layout in
- * {@code storage/FORMAT.md}), and an in-memory index rebuilt at open.
+ * The durable time-series store: a head of recent samples in memory, made durable by a head log
+ * in RocksDB, flushed into compressed chunks ({@link ChunkCodec}) in day-partitioned column
+ * families, plus 5-minute and 1-hour rollups in their own partitions. The layout is
+ * {@code storage/FORMAT.md} (format version 2).
+ *
+ * <p>Life of a sample: {@link #append} checks it (retention horizon, duplicate, conflict) and
+ * writes it in one RocksDB batch (with RocksDB's WAL) to the head log; then it joins the series'
+ * head buffer. When the head holds {@link StoreOptions#headMaxSamples()} samples, or its oldest
+ * sample has waited {@link #HEAD_MAX_AGE_MS}, a background flush encodes every head buffer into
+ * chunks cut at {@link #WINDOW_MS} windows and, in the same batch, truncates the log. Once a
+ * window is closed (the newest data is {@link #CLOSE_GRACE_MS} past its end) it is finalized: its
+ * chunks merged into one and its rollups written. Backfill into any window of the retention is
+ * accepted; it lands in a new chunk and the window is finalized again.
  *
  * <p>Time: every timestamp and duration is in milliseconds; range bounds are inclusive. The
  * retention horizon of {@link #append} comes from the {@link Clock} given to {@link #open}.
  *
- * <p>Thread safety: thread safe. Appends and {@link #enforceRetention} are serialized by one
- * store-wide lock, which makes the check for conflicting samples and the write atomic; this
- * bounds write throughput to one batch at a time, acceptable for this version, and a later one
- * can stripe the lock by series. Reads run concurrently with each other and with appends and see
- * every append that returned before they started. {@link #close()} waits for running calls; calls
- * after it throw {@link StorageException}.
+ * <p>Thread safety: thread safe. Appends are serialized by one store-wide lock that makes the
+ * conflict check and the write one step. Reads run concurrently with appends, flushes and each
+ * other and see every append that returned before they started. Retention drops partitions under
+ * a lock that waits for running reads but never for appends. {@link #close()} waits for running
+ * calls; calls after it throw {@link StorageException}.
  */
 public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
 
   /** Rejections listed in full per append; the rest are only counted, to bound the response. */
   static final int MAX_LISTED_REJECTIONS = 10;
 
+  /**
+   * Chunk window: 2 hours, aligned to the epoch, as Prometheus' head blocks. No chunk spans two
+   * windows, so a read of {@code [s, e]} starts at the window holding {@code s} and a window is
+   * the unit of finalization. At a 15 s scrape interval a window is 480 samples, where the chunk
+   * header costs about 0.04 B/sample (docs/BENCHMARKS.md, "Chunk encoding").
+   */
+  public static final long WINDOW_MS = 2 * 3_600_000L;
+
+  /** A window is closed this long after its end, as seen by the newest appended sample. */
+  public static final long CLOSE_GRACE_MS = 10 * 60_000L;
+
+  /** The head is flushed at the latest when its oldest unflushed append is this old: 15 min. */
+  public static final long HEAD_MAX_AGE_MS = 15 * 60_000L;
+
+  /** How often the background thread checks for head age, closed windows: 5 s. */
+  private static final long BACKGROUND_PERIOD_MS = 5_000;
+
+  /**
+   * Timestamps beyond ±2^62 ms (about ±146 million years) are refused, so that window and
+   * partition arithmetic never overflows; read ranges are clamped to it.
+   */
+  public static final long MAX_ABS_TIMESTAMP_MS = 1L << 62;
+
+  /** Windows finalized per RocksDB batch, so a batch stays a few MiB. */
+  private static final int FINALIZE_BATCH_WINDOWS = 2_000;
+
+  private static final System.Logger LOG = System.getLogger(TimeSeriesStore.class.getName());
+
   private final StoreOptions options;
   private final Clock clock;
   private final RocksHandles rocks;
-  private final SampleCodec codec = RawSampleCodec.INSTANCE;
   private final SeriesIndex index = new SeriesIndex();
-  private final SampleScanner scanner;
-  /** Serializes appends and retention: conflict check and write happen as one step. */
+  /** Serializes appends: conflict check and write happen as one step. */
   private final ReentrantLock appendLock = new ReentrantLock();
+  /** One head flush at a time. */
+  private final ReentrantLock flushLock = new ReentrantLock();
+  /** One finalization pass at a time. */
+  private final ReentrantLock finalizeLock = new ReentrantLock();
   private final java.util.concurrent.CopyOnWriteArrayList<AppendListener> listeners =
       new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** Read-held by every operation, write-held by close, so close never frees handles in use. */
+  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+  private final HeadLog logRecord = new HeadLog();
+  private final ChunkCodec appendCodec = new ChunkCodec();
+  private final ScheduledExecutorService background;
+  /** Windows with chunks written since they were last finalized: (series id, window start). */
+  private final Map<WindowKey, Boolean> unfinalized = new ConcurrentHashMap<>();
+  /** Samples written to each chunk partition (by start), an estimate after crash replays. */
+  private final Map<Long, AtomicLong> partitionSamples = new ConcurrentHashMap<>();
+
+  /** Next series id to assign; guarded by {@link #appendLock}. */
+  private long nextSeriesId;
+  /** Next head-log sequence number; guarded by {@link #appendLock}. */
+  private long nextLogSeq;
+  /** Samples in the active head buffers; guarded by {@link #appendLock}. */
+  private long headSamples;
+  /** Wall-clock ms when the active head got its first sample; guarded by {@link #appendLock}. */
+  private long headSinceMs = Long.MAX_VALUE;
+  /** Samples in the buffers of the flush in progress. */
+  private volatile long flushingSamples;
+  /**
+   * Incremented after each head flush wrote its chunks, before it releases the flushed buffers:
+   * a window's chunks read in one append call are reused only while it is unchanged.
+   */
+  private volatile long chunkEpoch;
+  /** Newest sample timestamp ever appended, milliseconds. */
+  private volatile long maxSeenMs = Long.MIN_VALUE;
+  private Future<?> pendingFlush;
+  private volatile boolean closed;
+
+  /** The samples of one window's chunks, read while {@link #chunkEpoch} was {@code epoch}. */
+  private record CachedWindow(long epoch, SampleRun run) {}
+
+  /** A chunk window of one series. */
+  private record WindowKey(long seriesId, long windowStartMs) {}
 
   /**
    * Told the time range of the samples each append made durable, so readers can drop what they
@@ -78,17 +159,16 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   public void addAppendListener(AppendListener listener) {
     listeners.add(listener);
   }
-  /** Read-held by every operation, write-held by close, so close never frees handles in use. */
-  private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
-  /** Next series id to assign; guarded by {@link #appendLock}. */
-  private long nextSeriesId;
-  private boolean closed;
 
   private TimeSeriesStore(StoreOptions options, Clock clock, RocksHandles rocks) {
     this.options = options;
     this.clock = clock;
     this.rocks = rocks;
-    this.scanner = new SampleScanner(rocks.db, rocks.samples, codec);
+    this.background = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "inferlens-store-background");
+      t.setDaemon(true);
+      return t;
+    });
   }
 
   /**
@@ -105,13 +185,16 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
 
   /**
    * Opens the store in {@code options.dataDir()}, creating the directory and an empty database if
-   * needed, and rebuilds the in-memory index (time proportional to the number of series).
+   * needed, rebuilds the in-memory index (time proportional to the number of series and
+   * partitions) and replays the head log into the head (proportional to the samples not yet
+   * flushed, at most about {@link StoreOptions#headMaxSamples()} plus one flush).
    *
    * @param options where and how
-   * @param clock the source of "now" for the retention check in {@link #append}
+   * @param clock the source of "now" for the retention check in {@link #append} and the head's
+   *     age
    * @return the open store; the caller must {@link #close()} it
    * @throws StorageException if the directory cannot be created, RocksDB fails to open, the data
-   *     has an unknown format version or the index is inconsistent
+   *     has an unknown format version or the index or head log is inconsistent
    */
   public static TimeSeriesStore open(StoreOptions options, Clock clock) throws StorageException {
     Path dir = options.dataDir();
@@ -129,17 +212,21 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks);
     try {
       store.load();
-      return store;
     } catch (StorageException | RuntimeException e) {
+      store.background.shutdownNow();
       rocks.close();
       throw e;
     } catch (RocksDBException e) {
+      store.background.shutdownNow();
       rocks.close();
       throw new StorageException("cannot read the index in " + dir + ": " + e.getMessage(), e);
     }
+    store.background.scheduleWithFixedDelay(store::backgroundTick, BACKGROUND_PERIOD_MS,
+        BACKGROUND_PERIOD_MS, TimeUnit.MILLISECONDS);
+    return store;
   }
 
-  /** Checks the format version (or initializes a new store) and rebuilds the index. */
+  /** Checks the format version (or initializes a new store), rebuilds the index, replays the log. */
   private void load() throws RocksDBException, StorageException {
     byte[] version = rocks.db.get(rocks.meta, Keys.META_FORMAT_VERSION);
     if (version == null) {
@@ -175,24 +262,97 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
     nextSeriesId = Keys.getBe64(next, 0);
     long maxId = 0;
-    try (ReadOptions ro = new ReadOptions();
-        RocksIterator series = rocks.db.newIterator(rocks.seriesById, ro);
-        RocksIterator samples = rocks.db.newIterator(rocks.samples, ro)) {
+    try (RocksIterator series = rocks.db.newIterator(rocks.seriesById)) {
       // series_by_id iterates in ascending id order, which Postings requires.
       for (series.seekToFirst(); series.isValid(); series.next()) {
         long id = Keys.getBe64(series.key(), 0);
-        LabelSet labels = LabelSet.decode(series.value());
-        index.add(new SeriesRef(id, labels, lastTimestampMs(samples, id)));
+        SeriesRef ref = new SeriesRef(id, LabelSet.decode(series.value()), SeriesRef.NO_SAMPLES);
+        index.add(ref);
         maxId = id;
       }
-      // isValid() is false both at the end and on an error; status() tells them apart.
       series.status();
-      samples.status();
     }
     if (maxId >= nextSeriesId) {
       throw new StorageException(
           "corrupt store: series id " + maxId + " exists but next_series_id is " + nextSeriesId,
           null);
+    }
+    loadPartitions();
+    replayHeadLog();
+  }
+
+  /** Reads each chunk partition's presence markers, pending windows and sample counter. */
+  private void loadPartitions() throws RocksDBException {
+    for (Map.Entry<Long, ColumnFamilyHandle> p :
+        rocks.partitions(PartitionKind.CHUNKS, Long.MIN_VALUE / 2, Long.MAX_VALUE / 2)
+            .entrySet()) {
+      long start = p.getKey();
+      long end = start + PartitionKind.CHUNKS.lengthMs - 1;
+      ColumnFamilyHandle cf = p.getValue();
+      byte[] count = rocks.db.get(cf, Keys.PARTITION_SAMPLE_COUNT);
+      partitionSamples.put(start, new AtomicLong(count == null ? 0 : Keys.getBe64(count, 0)));
+      try (RocksIterator it = rocks.db.newIterator(cf)) {
+        for (it.seek(new byte[] {Keys.PREFIX_PRESENT}); it.isValid(); it.next()) {
+          byte[] k = it.key();
+          if (k[0] != Keys.PREFIX_PRESENT) {
+            break;
+          }
+          SeriesRef ref = index.byId(Keys.keySeriesId(k));
+          if (ref != null) {
+            ref.widenBounds(start, end);
+            ref.presenceDay = Math.max(ref.presenceDay, Math.floorDiv(start, 86_400_000L));
+          }
+        }
+        it.status();
+        for (it.seek(new byte[] {Keys.PREFIX_UNFINALIZED}); it.isValid(); it.next()) {
+          byte[] k = it.key();
+          if (k[0] != Keys.PREFIX_UNFINALIZED) {
+            break;
+          }
+          unfinalized.put(new WindowKey(Keys.keySeriesId(k), Keys.keyTimestampMs(k)), true);
+        }
+        it.status();
+      }
+    }
+  }
+
+  /** Replays the head log into the head buffers, in sequence order. */
+  private void replayHeadLog() throws RocksDBException, StorageException {
+    byte[] floor = rocks.db.get(rocks.meta, Keys.META_LOG_FLOOR);
+    nextLogSeq = floor == null ? 0 : Keys.getBe64(floor, 0);
+    long[] replayed = {0};
+    try (RocksIterator it = rocks.db.newIterator(rocks.headLog)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        long seq = Keys.getBe64(it.key(), 0);
+        nextLogSeq = Math.max(nextLogSeq, seq + 1);
+        try {
+          HeadLog.decode(it.value(), (id, ts, bits) -> {
+            SeriesRef ref = index.byId(id);
+            if (ref == null) {
+              throw new IllegalStateException("head-log record " + seq + " names series " + id
+                  + ", which is not in series_by_id");
+            }
+            if (ref.head == null) {
+              ref.head = new HeadBuffer();
+            }
+            if (ref.head.find(ts) < 0) {
+              ref.head.add(ts, bits);
+              ref.widenBounds(ts, ts);
+              replayed[0]++;
+              if (ts > maxSeenMs) {
+                maxSeenMs = ts;
+              }
+            }
+          });
+        } catch (IllegalStateException e) {
+          throw new StorageException("corrupt store: " + e.getMessage(), e);
+        }
+      }
+      it.status();
+    }
+    headSamples = replayed[0];
+    if (headSamples > 0) {
+      headSinceMs = clock.millis();
     }
   }
 
@@ -201,18 +361,6 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       it.seekToFirst();
       return it.isValid();
     }
-  }
-
-  /** @return the largest stored timestamp of the series, or {@link SeriesRef#NO_SAMPLES} */
-  private long lastTimestampMs(RocksIterator samples, long id) {
-    samples.seekForPrev(codec.key(id, Long.MAX_VALUE));
-    if (samples.isValid()) {
-      byte[] key = samples.key();
-      if (codec.seriesId(key) == id) {
-        return codec.timestampMs(key);
-      }
-    }
-    return SeriesRef.NO_SAMPLES;
   }
 
   /** @return the options the store was opened with */
@@ -229,41 +377,88 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
    * <p>Per sample: older than {@code now - retentionMs} → rejected; same timestamp and raw bits as
    * a stored sample or one earlier in this call → duplicate, stored once; same timestamp and
    * different bits → rejected, the stored value kept; otherwise accepted. Series are created only
-   * when one of their samples is accepted; an empty label set is rejected. All accepted samples
-   * and new series of the call are written in one RocksDB batch with the WAL (fsync per
-   * {@link StoreOptions#syncWal()}); the result returns after that write. At most
+   * when one of their samples is accepted; an empty label set is rejected. The accepted samples
+   * (one head-log record) and new series of the call are written in one RocksDB batch with the
+   * WAL (fsync per {@link StoreOptions#syncWal()}); the result returns after that write. At most
    * {@value #MAX_LISTED_REJECTIONS} rejections are listed; {@code rejectedCount} counts all.
    *
-   * <p>Holds the store-wide append lock for the whole call.
+   * <p>Holds the store-wide append lock for the whole call. A sample newer than everything stored
+   * for its series costs no read; an older one (backfill) reads the chunks of its window once per
+   * call. When the head is over twice {@link StoreOptions#headMaxSamples()} because flushes fall
+   * behind, the call waits for the running flush before returning (back-pressure).
    *
    * @throws StorageException if RocksDB failed or the store is closed; nothing of this call was
    *     written then
    */
   @Override
   public AppendResult append(List<SeriesWrite> writes) throws StorageException {
+    Future<?> wait = null;
+    AppendResult result;
     lifecycle.readLock().lock();
     try {
       ensureOpen();
       appendLock.lock();
       try {
-        return appendLocked(writes);
+        result = appendLocked(writes);
+        if (headSamples >= options.headMaxSamples()) {
+          wait = requestFlush();
+          if (headSamples + flushingSamples < 2L * options.headMaxSamples()) {
+            wait = null;
+          }
+        }
       } finally {
         appendLock.unlock();
       }
     } finally {
       lifecycle.readLock().unlock();
     }
+    if (wait != null) {
+      awaitQuietly(wait);
+    }
+    return result;
   }
 
-  /** A series touched by one append: its accepted samples, timestamp → raw bits. */
+  /** A series touched by one append: its accepted samples in call order. */
   private static final class Pending {
     final SeriesRef ref;
     final boolean created;
-    final Map<Long, Long> samples = new HashMap<>();
+    long[] ts = new long[8];
+    long[] bits = new long[8];
+    int n;
+    long maxTs = Long.MIN_VALUE;
+    /** Built only when a sample arrives out of order within the call. */
+    Map<Long, Long> byTs;
 
     Pending(SeriesRef ref, boolean created) {
       this.ref = ref;
       this.created = created;
+    }
+
+    Long get(long t) {
+      if (n == 0 || t > maxTs) {
+        return null;
+      }
+      if (byTs == null) {
+        byTs = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+          byTs.put(ts[i], bits[i]);
+        }
+      }
+      return byTs.get(t);
+    }
+
+    void add(long t, long b) {
+      if (n == ts.length) {
+        ts = java.util.Arrays.copyOf(ts, n * 2);
+        bits = java.util.Arrays.copyOf(bits, n * 2);
+      }
+      ts[n] = t;
+      bits[n] = b;
+      n++;
+      maxTs = Math.max(maxTs, t);
+      if (byTs != null) {
+        byTs.put(t, b);
+      }
     }
   }
 
@@ -284,77 +479,93 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private AppendResult appendLocked(List<SeriesWrite> writes) throws StorageException {
     long nowMs = clock.millis();
     long horizonMs = saturatedSubtract(nowMs, options.retentionMs());
-
-    // Pass 1: samples of known series at or below their max stored timestamp may collide with a
-    // stored sample; fetch them all with one multiGet. Newer samples cannot collide (fast path).
-    Map<SampleKey, Long> stored = lookUpStored(writes, horizonMs);
-
-    // Pass 2: classify every sample in call order.
     Map<LabelSet, Pending> pending = new LinkedHashMap<>();
+    Map<WindowKey, CachedWindow> windowCache = new HashMap<>();
     Rejections rejections = new Rejections();
     long duplicates = 0;
     long firstNewId = nextSeriesId;
     long newId = nextSeriesId;
-    for (SeriesWrite w : writes) {
-      LabelSet labels = w.labels();
-      SeriesRef known = index.get(labels);
-      for (int i = 0; i < w.count(); i++) {
-        long ts = w.timestampsMs()[i];
-        long bits = w.valueBits()[i];
-        if (labels.size() == 0) {
-          rejections.add(labels, ts, "a series without labels cannot be stored");
-          continue;
-        }
-        if (ts < horizonMs) {
-          rejections.add(labels, ts, "sample at " + ts + " ms is older than the retention horizon "
-              + horizonMs + " ms (now " + nowMs + " ms minus retention " + options.retentionMs()
-              + " ms)");
-          continue;
-        }
+    try {
+      for (SeriesWrite w : writes) {
+        LabelSet labels = w.labels();
         Pending p = pending.get(labels);
-        Long earlier = p == null ? null : p.samples.get(ts);
-        if (earlier != null) {
-          if (earlier == bits) {
-            duplicates++;
-          } else {
-            rejections.add(labels, ts, "sample at " + ts + " ms has value " + hex(bits) + " but "
-                + hex(earlier) + " was given earlier in the same append");
-          }
-          continue;
+        SeriesRef known = p != null ? p.ref : index.get(labels);
+        if (known != null && !known.maxKnown) {
+          loadMaxTimestamp(known);
         }
-        if (known != null && ts <= known.maxTimestampMs) {
-          Long have = stored.get(new SampleKey(known.id, ts));
-          if (have != null) {
-            if (have == bits) {
+        for (int i = 0; i < w.count(); i++) {
+          long ts = w.timestampsMs()[i];
+          long bits = w.valueBits()[i];
+          if (labels.size() == 0) {
+            rejections.add(labels, ts, "a series without labels cannot be stored");
+            continue;
+          }
+          if (ts < -MAX_ABS_TIMESTAMP_MS || ts > MAX_ABS_TIMESTAMP_MS) {
+            rejections.add(labels, ts, "sample at " + ts + " ms is outside the supported range"
+                + " of +-2^62 ms");
+            continue;
+          }
+          if (ts < horizonMs) {
+            rejections.add(labels, ts, "sample at " + ts + " ms is older than the retention"
+                + " horizon " + horizonMs + " ms (now " + nowMs + " ms minus retention "
+                + options.retentionMs() + " ms)");
+            continue;
+          }
+          Long earlier = p == null ? null : p.get(ts);
+          if (earlier != null) {
+            if (earlier == bits) {
               duplicates++;
             } else {
               rejections.add(labels, ts, "sample at " + ts + " ms has value " + hex(bits)
-                  + " but " + hex(have) + " is already stored");
+                  + " but " + hex(earlier) + " was given earlier in the same append");
             }
             continue;
           }
+          if (known != null && !(p != null && p.created) && ts <= known.maxTimestampMs) {
+            Long have = storedBits(known, ts, windowCache);
+            if (have != null) {
+              if (have == bits) {
+                duplicates++;
+              } else {
+                rejections.add(labels, ts, "sample at " + ts + " ms has value " + hex(bits)
+                    + " but " + hex(have) + " is already stored");
+              }
+              continue;
+            }
+          }
+          if (p == null) {
+            if (known != null) {
+              p = new Pending(known, false);
+            } else {
+              SeriesRef ref = new SeriesRef(newId++, labels, SeriesRef.NO_SAMPLES);
+              ref.maxKnown = true;
+              p = new Pending(ref, true);
+              known = ref;
+            }
+            pending.put(labels, p);
+          }
+          p.add(ts, bits);
         }
-        if (p == null) {
-          p = known != null
-              ? new Pending(known, false)
-              : new Pending(new SeriesRef(newId++, labels, SeriesRef.NO_SAMPLES), true);
-          pending.put(labels, p);
-        }
-        p.samples.put(ts, bits);
       }
+    } catch (RocksDBException e) {
+      throw new StorageException("looking up possibly conflicting samples failed, nothing"
+          + " acknowledged: " + e.getMessage(), e);
     }
 
     long appended = 0;
     long created = newId - firstNewId;
+    long seq = nextLogSeq;
     try (WriteBatch batch = new WriteBatch()) {
+      logRecord.reset();
       for (Pending p : pending.values()) {
         if (p.created) {
           putSeries(batch, p.ref);
         }
-        for (Map.Entry<Long, Long> s : p.samples.entrySet()) {
-          batch.put(rocks.samples, codec.key(p.ref.id, s.getKey()), codec.encodeValue(s.getValue()));
-          appended++;
-        }
+        logRecord.addSeries(p.ref.id, p.ts, p.bits, p.n);
+        appended += p.n;
+      }
+      if (!logRecord.isEmpty()) {
+        batch.put(rocks.headLog, Keys.be64(seq), logRecord.toBytes());
       }
       if (created > 0) {
         batch.put(rocks.meta, Keys.META_NEXT_SERIES_ID, Keys.be64(newId));
@@ -363,35 +574,54 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         rocks.db.write(rocks.writeOptions, batch);
       }
     } catch (RocksDBException e) {
-      // nextSeriesId was not advanced: the ids of this call are free again.
+      // nextSeriesId and nextLogSeq were not advanced: this call left no trace.
       throw new StorageException("append of " + appended + " samples (" + created
           + " new series) failed, nothing acknowledged: " + e.getMessage(), e);
     }
+    if (appended > 0) {
+      nextLogSeq = seq + 1;
+    }
 
-    // Durable now: publish new series and raise the max timestamps.
+    // Durable now: publish new series, fill the head, raise the max timestamps.
     nextSeriesId = newId;
     long minTs = Long.MAX_VALUE;
     long maxTs = Long.MIN_VALUE;
     for (Pending p : pending.values()) {
-      for (long ts : p.samples.keySet()) {
-        if (ts > p.ref.maxTimestampMs) {
-          p.ref.maxTimestampMs = ts;
+      SeriesRef ref = p.ref;
+      long pMin = Long.MAX_VALUE;
+      synchronized (ref) {
+        if (ref.head == null) {
+          ref.head = new HeadBuffer();
         }
-        minTs = Math.min(minTs, ts);
-        maxTs = Math.max(maxTs, ts);
+        for (int i = 0; i < p.n; i++) {
+          ref.head.add(p.ts[i], p.bits[i]);
+          pMin = Math.min(pMin, p.ts[i]);
+        }
       }
+      ref.widenBounds(pMin, p.maxTs);
+      if (p.maxTs > ref.maxTimestampMs) {
+        ref.maxTimestampMs = p.maxTs;
+      }
+      minTs = Math.min(minTs, pMin);
+      maxTs = Math.max(maxTs, p.maxTs);
       if (p.created) {
-        index.add(p.ref);
+        index.add(ref);
       }
     }
     if (appended > 0) {
+      if (headSamples == 0) {
+        headSinceMs = nowMs;
+      }
+      headSamples += appended;
+      if (maxTs > maxSeenMs) {
+        maxSeenMs = maxTs;
+      }
       for (AppendListener l : listeners) {
         try {
           l.appended(minTs, maxTs);
         } catch (RuntimeException e) {
           // A listener (a cache) failing must not fail a durable append.
-          System.getLogger(TimeSeriesStore.class.getName()).log(System.Logger.Level.WARNING,
-              "append listener failed", e);
+          LOG.log(System.Logger.Level.WARNING, "append listener failed", e);
         }
       }
     }
@@ -399,48 +629,98 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         appended, duplicates, created, List.copyOf(rejections.listed), rejections.count);
   }
 
-  /** A sample identity inside one append. */
-  private record SampleKey(long seriesId, long timestampMs) {}
-
-  private Map<SampleKey, Long> lookUpStored(List<SeriesWrite> writes, long horizonMs)
-      throws StorageException {
-    Set<SampleKey> keys = new LinkedHashSet<>();
-    for (SeriesWrite w : writes) {
-      SeriesRef known = index.get(w.labels());
-      if (known == null) {
-        continue;
+  /**
+   * Sets {@code ref.maxTimestampMs} after a restart from the head and the series' newest chunk
+   * window. Under the append lock.
+   */
+  private void loadMaxTimestamp(SeriesRef ref) throws StorageException {
+    long max = SeriesRef.NO_SAMPLES;
+    synchronized (ref) {
+      if (ref.head != null) {
+        max = Math.max(max, ref.head.maxTimestampMs());
       }
-      for (int i = 0; i < w.count(); i++) {
-        long ts = w.timestampsMs()[i];
-        if (ts >= horizonMs && ts <= known.maxTimestampMs) {
-          keys.add(new SampleKey(known.id, ts));
+      if (ref.flushing != null) {
+        max = Math.max(max, ref.flushing.maxTimestampMs());
+      }
+    }
+    if (ref.presenceDay != Long.MIN_VALUE) {
+      long dayStart = ref.presenceDay * 86_400_000L;
+      SampleRun run = new SampleRun(512);
+      rocks.partitionLock.readLock().lock();
+      try {
+        ColumnFamilyHandle cf = rocks.partition(PartitionKind.CHUNKS, dayStart);
+        if (cf != null) {
+          long lastChunk = Long.MIN_VALUE;
+          try (RocksIterator it = rocks.db.newIterator(cf)) {
+            it.seekForPrev(Keys.dataKey(ref.id, Long.MAX_VALUE));
+            if (it.isValid() && it.key()[0] == Keys.PREFIX_DATA
+                && Keys.keySeriesId(it.key()) == ref.id) {
+              lastChunk = Keys.keyTimestampMs(it.key());
+            }
+            it.status();
+          }
+          if (lastChunk != Long.MIN_VALUE) {
+            long ws = windowStart(lastChunk);
+            readChunks(cf, ref.id, ws, ws + WINDOW_MS - 1, run, false);
+          }
+        }
+      } catch (RocksDBException e) {
+        throw new StorageException("reading the newest chunk of " + ref + " failed: "
+            + e.getMessage(), e);
+      } finally {
+        rocks.partitionLock.readLock().unlock();
+      }
+      for (int i = 0; i < run.size(); i++) {
+        max = Math.max(max, run.timestampMs(i));
+      }
+    }
+    ref.maxTimestampMs = max;
+    ref.maxKnown = true;
+  }
+
+  /**
+   * @return the raw bits stored for {@code ts} in the series' head or chunks, or null. Checks the
+   *     head before the chunks, so a concurrent flush moving samples from one to the other cannot
+   *     hide a sample (it writes the chunks before it releases the head buffer).
+   */
+  private Long storedBits(SeriesRef ref, long ts, Map<WindowKey, CachedWindow> cache)
+      throws RocksDBException {
+    synchronized (ref) {
+      if (ref.head != null) {
+        int i = ref.head.find(ts);
+        if (i >= 0) {
+          return ref.head.valueBits(i);
+        }
+      }
+      if (ref.flushing != null) {
+        int i = ref.flushing.find(ts);
+        if (i >= 0) {
+          return ref.flushing.valueBits(i);
         }
       }
     }
-    Map<SampleKey, Long> stored = new HashMap<>();
-    if (keys.isEmpty()) {
-      return stored;
-    }
-    List<SampleKey> ordered = new ArrayList<>(keys);
-    List<byte[]> rawKeys = new ArrayList<>(ordered.size());
-    for (SampleKey k : ordered) {
-      rawKeys.add(codec.key(k.seriesId(), k.timestampMs()));
-    }
-    List<byte[]> values;
-    try (ReadOptions ro = new ReadOptions()) {
-      values = rocks.db.multiGetAsList(
-          ro, Collections.nCopies(rawKeys.size(), rocks.samples), rawKeys);
-    } catch (RocksDBException e) {
-      throw new StorageException("looking up " + rawKeys.size()
-          + " possibly conflicting samples failed, nothing acknowledged: " + e.getMessage(), e);
-    }
-    for (int i = 0; i < ordered.size(); i++) {
-      byte[] v = values.get(i);
-      if (v != null) {
-        stored.put(ordered.get(i), codec.decodeValue(v));
+    // Read after the head checks: if a flush released its buffer since, the epoch moved on.
+    long epoch = chunkEpoch;
+    long ws = windowStart(ts);
+    WindowKey key = new WindowKey(ref.id, ws);
+    CachedWindow cached = cache.get(key);
+    SampleRun run = cached != null && cached.epoch == epoch ? cached.run : null;
+    if (run == null) {
+      run = new SampleRun(64);
+      rocks.partitionLock.readLock().lock();
+      try {
+        ColumnFamilyHandle cf = rocks.partition(PartitionKind.CHUNKS, ws);
+        if (cf != null) {
+          readChunks(cf, ref.id, ws, ws + WINDOW_MS - 1, run, false);
+        }
+      } finally {
+        rocks.partitionLock.readLock().unlock();
       }
+      run.sortAndDedupe();
+      cache.put(key, new CachedWindow(epoch, run));
     }
-    return stored;
+    int i = java.util.Arrays.binarySearch(run.timestampsArray(), 0, run.size(), ts);
+    return i >= 0 ? run.valueBits(i) : null;
   }
 
   private void putSeries(WriteBatch batch, SeriesRef ref) throws RocksDBException {
@@ -466,8 +746,364 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     return ((a ^ b) & (a ^ r)) < 0 ? Long.MIN_VALUE : r;
   }
 
+  /** @return the start of the chunk window holding {@code ts}, milliseconds */
+  static long windowStart(long ts) {
+    return Math.floorDiv(ts, WINDOW_MS) * WINDOW_MS;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Head flush and window finalization
+
+  /** Schedules a head flush unless one is already queued; under the append lock. */
+  private Future<?> requestFlush() {
+    if (pendingFlush == null || pendingFlush.isDone()) {
+      pendingFlush = background.submit(() -> {
+        try {
+          flushHead();
+        } catch (StorageException e) {
+          LOG.log(System.Logger.Level.ERROR, "head flush failed; the head log keeps the samples"
+              + " and the next flush retries", e);
+        }
+      });
+    }
+    return pendingFlush;
+  }
+
+  private static void awaitQuietly(Future<?> f) {
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      // Logged by the task itself.
+    }
+  }
+
+  /** The periodic background work: flush an old head, finalize closed windows. */
+  private void backgroundTick() {
+    try {
+      if (closed) {
+        return;
+      }
+      boolean old;
+      appendLock.lock();
+      try {
+        old = headSamples > 0 && clock.millis() - headSinceMs >= HEAD_MAX_AGE_MS;
+      } finally {
+        appendLock.unlock();
+      }
+      if (old) {
+        flushHead();
+      }
+      finalizeWindows(false);
+    } catch (StorageException | RuntimeException e) {
+      LOG.log(System.Logger.Level.ERROR, "background head flush or finalization failed", e);
+    }
+  }
+
+  /**
+   * Moves every head sample into chunks: swaps the head buffers out under the append lock (a few
+   * milliseconds for 100,000 series), encodes them into chunks cut at {@link #WINDOW_MS}, and
+   * writes the chunks, the windows to finalize and the head-log truncation in one RocksDB batch.
+   * Samples older than the retention horizon are dropped instead of written. Reads see the
+   * samples throughout, in the head buffer being flushed until the chunks are written.
+   *
+   * @throws StorageException if RocksDB fails or the store is closed; the swapped buffers then
+   *     stay readable and return to the head, and the log still holds them
+   */
+  public void flushHead() throws StorageException {
+    lifecycle.readLock().lock();
+    flushLock.lock();
+    try {
+      ensureOpen();
+      List<SeriesRef> refs = new ArrayList<>();
+      long seqCut;
+      appendLock.lock();
+      try {
+        seqCut = nextLogSeq;
+        for (SeriesRef ref : index.all()) {
+          synchronized (ref) {
+            if (ref.head != null && ref.head.size() > 0) {
+              ref.flushing = ref.head;
+              ref.head = null;
+              refs.add(ref);
+            }
+          }
+        }
+        flushingSamples = headSamples;
+        headSamples = 0;
+        headSinceMs = Long.MAX_VALUE;
+      } finally {
+        appendLock.unlock();
+      }
+      if (refs.isEmpty()) {
+        return;
+      }
+      try {
+        writeChunks(refs, seqCut);
+      } catch (RocksDBException | RuntimeException e) {
+        restoreFlushing(refs);
+        throw new StorageException("head flush of " + refs.size() + " series failed, the head"
+            + " log keeps their samples: " + e.getMessage(), e);
+      }
+      for (SeriesRef ref : refs) {
+        synchronized (ref) {
+          ref.flushing = null;
+        }
+      }
+      flushingSamples = 0;
+    } finally {
+      flushLock.unlock();
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  /** Puts the buffers of a failed flush back into the head, merged with newer appends. */
+  private void restoreFlushing(List<SeriesRef> refs) {
+    appendLock.lock();
+    try {
+      long restored = 0;
+      for (SeriesRef ref : refs) {
+        synchronized (ref) {
+          HeadBuffer f = ref.flushing;
+          if (ref.head != null) {
+            for (int i = 0; i < ref.head.size(); i++) {
+              f.add(ref.head.timestampMs(i), ref.head.valueBits(i));
+            }
+          }
+          ref.head = f;
+          ref.flushing = null;
+          restored += f.size();
+        }
+      }
+      headSamples = restored;
+      headSinceMs = Math.min(headSinceMs, clock.millis());
+      flushingSamples = 0;
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  private void writeChunks(List<SeriesRef> refs, long seqCut) throws RocksDBException {
+    long horizonMs = saturatedSubtract(clock.millis(), options.retentionMs());
+    ChunkCodec codec = new ChunkCodec();
+    Map<Long, Long> addedPerPartition = new HashMap<>();
+    List<WindowKey> windows = new ArrayList<>();
+    rocks.partitionLock.readLock().lock();
+    try (WriteBatch batch = new WriteBatch()) {
+      for (SeriesRef ref : refs) {
+        HeadBuffer f = ref.flushing;
+        long[] ts = f.timestampsArray();
+        long[] bits = f.valueBitsArray();
+        int n = f.size();
+        int from = 0;
+        while (from < n) {
+          long ws = windowStart(ts[from]);
+          int to = from + 1;
+          while (to < n && ts[to] < ws + WINDOW_MS && to - from < ChunkCodec.MAX_SAMPLES) {
+            to++;
+          }
+          if (ts[to - 1] >= horizonMs) {
+            // Retention runs by whole partitions; a few samples before the horizon are kept.
+            writeChunk(batch, codec, ref, ts, bits, from, to, ws);
+            addedPerPartition.merge(PartitionKind.CHUNKS.partitionStart(ws),
+                (long) (to - from), Long::sum);
+            windows.add(new WindowKey(ref.id, ws));
+          }
+          from = to;
+        }
+      }
+      for (Map.Entry<Long, Long> e : addedPerPartition.entrySet()) {
+        AtomicLong c = partitionSamples.computeIfAbsent(e.getKey(), k -> new AtomicLong());
+        long total = c.addAndGet(e.getValue());
+        batch.put(rocks.partitionForWrite(PartitionKind.CHUNKS, e.getKey()),
+            Keys.PARTITION_SAMPLE_COUNT, Keys.be64(total));
+      }
+      batch.deleteRange(rocks.headLog, Keys.be64(0), Keys.be64(seqCut));
+      batch.put(rocks.meta, Keys.META_LOG_FLOOR, Keys.be64(seqCut));
+      rocks.db.write(rocks.writeOptions, batch);
+      chunkEpoch++;
+    } finally {
+      rocks.partitionLock.readLock().unlock();
+    }
+    for (WindowKey w : windows) {
+      unfinalized.put(w, true);
+    }
+  }
+
+  private void writeChunk(WriteBatch batch, ChunkCodec codec, SeriesRef ref, long[] ts,
+      long[] bits, int from, int to, long ws) throws RocksDBException {
+    long[] t = from == 0 ? ts : java.util.Arrays.copyOfRange(ts, from, to);
+    long[] b = from == 0 ? bits : java.util.Arrays.copyOfRange(bits, from, to);
+    ColumnFamilyHandle cf = rocks.partitionForWrite(PartitionKind.CHUNKS, ws);
+    batch.put(cf, Keys.dataKey(ref.id, t[0]), codec.encode(t, b, to - from));
+    batch.put(cf, Keys.unfinalizedKey(ref.id, ws), Keys.empty());
+    long day = Math.floorDiv(ws, 86_400_000L);
+    if (ref.presenceDay != day) {
+      batch.put(cf, Keys.presentKey(ref.id), Keys.empty());
+      ref.presenceDay = Math.max(ref.presenceDay, day);
+    }
+  }
+
+  /**
+   * Finalizes windows whose chunks changed since they were last finalized: merges each window's
+   * chunks into one (dropping any sample a crash replay wrote twice) and writes its 5-minute and
+   * 1-hour rollups. Only closed windows (ended {@link #CLOSE_GRACE_MS} before the newest sample
+   * and before now), unless {@code all}.
+   *
+   * @param all finalize open windows too (tests, benchmarks, {@link #flush()})
+   * @return how many windows were finalized
+   * @throws StorageException if RocksDB fails or the store is closed; windows not yet written
+   *     stay pending
+   */
+  public int finalizeWindows(boolean all) throws StorageException {
+    lifecycle.readLock().lock();
+    finalizeLock.lock();
+    try {
+      ensureOpen();
+      long closedBefore = Math.min(maxSeenMs, clock.millis()) - CLOSE_GRACE_MS;
+      List<WindowKey> due = new ArrayList<>();
+      for (WindowKey w : unfinalized.keySet()) {
+        if (all || w.windowStartMs() + WINDOW_MS <= closedBefore) {
+          due.add(w);
+        }
+      }
+      due.sort((a, b) -> a.windowStartMs() != b.windowStartMs()
+          ? Long.compare(a.windowStartMs(), b.windowStartMs())
+          : Long.compare(a.seriesId(), b.seriesId()));
+      ChunkCodec codec = new ChunkCodec();
+      for (int from = 0; from < due.size(); from += FINALIZE_BATCH_WINDOWS) {
+        List<WindowKey> part = due.subList(from, Math.min(due.size(), from + FINALIZE_BATCH_WINDOWS));
+        // Cleared before reading: a flush that adds a chunk meanwhile marks the window again.
+        for (WindowKey w : part) {
+          unfinalized.remove(w);
+        }
+        try {
+          finalizeBatch(part, codec);
+        } catch (RocksDBException | RuntimeException e) {
+          for (WindowKey w : part) {
+            unfinalized.put(w, true);
+          }
+          throw new StorageException("finalizing " + part.size() + " chunk windows failed: "
+              + e.getMessage(), e);
+        }
+      }
+      return due.size();
+    } finally {
+      finalizeLock.unlock();
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  private void finalizeBatch(List<WindowKey> windows, ChunkCodec codec) throws RocksDBException {
+    rocks.partitionLock.readLock().lock();
+    try (WriteBatch batch = new WriteBatch()) {
+      SampleRun run = new SampleRun(1024);
+      List<byte[]> keys = new ArrayList<>();
+      for (WindowKey w : windows) {
+        long ws = w.windowStartMs();
+        ColumnFamilyHandle cf = rocks.partition(PartitionKind.CHUNKS, ws);
+        if (cf == null) {
+          continue; // dropped by retention meanwhile
+        }
+        run.clear();
+        keys.clear();
+        int chunks = readChunks(cf, w.seriesId(), ws, ws + WINDOW_MS - 1, run, false, keys);
+        batch.delete(cf, Keys.unfinalizedKey(w.seriesId(), ws));
+        if (chunks == 0) {
+          continue;
+        }
+        int before = run.size();
+        run.sortAndDedupe();
+        if (chunks > 1 || run.size() != before) {
+          for (byte[] k : keys) {
+            batch.delete(cf, k);
+          }
+          long[] ts = run.timestampsArray();
+          long[] bits = run.valuesArray();
+          for (int from = 0; from < run.size(); from += ChunkCodec.MAX_SAMPLES) {
+            int to = Math.min(run.size(), from + ChunkCodec.MAX_SAMPLES);
+            long[] t = java.util.Arrays.copyOfRange(ts, from, to);
+            long[] b = java.util.Arrays.copyOfRange(bits, from, to);
+            // A put after a delete of the same key in one batch wins: the merged chunk stays.
+            batch.put(cf, Keys.dataKey(w.seriesId(), t[0]), codec.encode(t, b, to - from));
+          }
+        }
+        RollupBlock r5 = RollupBlock.compute(run.timestampsArray(), run.valuesArray(), run.size(),
+            Resolution.FIVE_MINUTES.intervalMs());
+        batch.put(rocks.partitionForWrite(PartitionKind.ROLLUP_5M, ws),
+            Keys.dataKey(w.seriesId(), ws), r5.encode(codec));
+        RollupBlock r1 = RollupBlock.compute(run.timestampsArray(), run.valuesArray(), run.size(),
+            Resolution.ONE_HOUR.intervalMs());
+        long day = Math.floorDiv(ws, 86_400_000L) * 86_400_000L;
+        ColumnFamilyHandle hourCf = rocks.partitionForWrite(PartitionKind.ROLLUP_1H, day);
+        byte[] dayKey = Keys.dataKey(w.seriesId(), day);
+        byte[] old = pendingDayBlocks.get(new WindowKey(w.seriesId(), day));
+        if (old == null) {
+          old = rocks.db.get(hourCf, dayKey);
+        }
+        RollupBlock merged = old == null ? r1 : RollupBlock.decode(old).mergedWith(r1);
+        byte[] enc = merged.encode(codec);
+        pendingDayBlocks.put(new WindowKey(w.seriesId(), day), enc);
+        batch.put(hourCf, dayKey, enc);
+      }
+      rocks.db.write(rocks.writeOptions, batch);
+    } finally {
+      pendingDayBlocks.clear();
+      rocks.partitionLock.readLock().unlock();
+    }
+  }
+
+  /** Day blocks of 1 h rollups written earlier in the same finalize batch (not yet readable). */
+  private final Map<WindowKey, byte[]> pendingDayBlocks = new HashMap<>();
+
   // ---------------------------------------------------------------------------------------------
   // Reads
+
+  /** Chunk decode scratch of one reading thread. */
+  private static final ThreadLocal<long[][]> SCRATCH = ThreadLocal.withInitial(
+      () -> new long[][] {new long[ChunkCodec.MAX_SAMPLES], new long[ChunkCodec.MAX_SAMPLES]});
+
+  private int readChunks(ColumnFamilyHandle cf, long id, long startMs, long endMs, SampleRun out,
+      boolean firstOnly) throws RocksDBException {
+    return readChunks(cf, id, startMs, endMs, out, firstOnly, null);
+  }
+
+  /**
+   * Decodes the chunks of series {@code id} in one partition that may hold samples in
+   * {@code [startMs, endMs]} and appends those samples to {@code out}.
+   *
+   * @param firstOnly stop after the first chunk that contributed a sample (existence checks)
+   * @param keysOut if not null, receives the key of every chunk read
+   * @return the number of chunks read
+   */
+  private int readChunks(ColumnFamilyHandle cf, long id, long startMs, long endMs, SampleRun out,
+      boolean firstOnly, List<byte[]> keysOut) throws RocksDBException {
+    byte[] lower = Keys.dataKey(id, windowStart(startMs));
+    byte[] upper = endMs == Long.MAX_VALUE ? Keys.dataKey(id + 1, Long.MIN_VALUE)
+        : Keys.dataKey(id, endMs + 1);
+    long[][] scratch = SCRATCH.get();
+    int chunks = 0;
+    try (Slice up = new Slice(upper);
+        ReadOptions ro = new ReadOptions().setIterateUpperBound(up);
+        RocksIterator it = rocks.db.newIterator(cf, ro)) {
+      for (it.seek(lower); it.isValid(); it.next()) {
+        byte[] chunk = it.value();
+        int n = ChunkCodec.decode(chunk, scratch[0], scratch[1]);
+        chunks++;
+        if (keysOut != null) {
+          keysOut.add(it.key());
+        }
+        int before = out.size();
+        out.addRange(scratch[0], scratch[1], n, startMs, endMs);
+        if (firstOnly && out.size() > before) {
+          break;
+        }
+      }
+      it.status();
+    }
+    return chunks;
+  }
 
   /**
    * Reads the samples of matching series.
@@ -485,13 +1121,14 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   public List<Series> select(List<Matcher> matchers, long startMs, long endMs)
       throws StorageException {
     List<Series> out = new ArrayList<>();
-    scan(matchers, startMs, endMs, true, (ref, ts, bits) -> out.add(new Series(ref.labels, ts, bits)));
+    scan(matchers, startMs, endMs, false, (ref, run) -> out.add(
+        new Series(ref.labels, run.timestamps(), run.values())));
     out.sort((a, b) -> LabelOrder.compare(a.labels(), b.labels()));
     return out;
   }
 
   /**
-   * Lists matching series that have a sample in range, without reading their samples.
+   * Lists matching series that have a sample in range, reading at most one chunk per series.
    *
    * @param matchers as for {@link #select}
    * @param startMs first timestamp, milliseconds, inclusive
@@ -503,7 +1140,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   public List<LabelSet> series(List<Matcher> matchers, long startMs, long endMs)
       throws StorageException {
     List<LabelSet> out = new ArrayList<>();
-    scan(matchers, startMs, endMs, false, (ref, ts, bits) -> out.add(ref.labels));
+    scan(matchers, startMs, endMs, true, (ref, run) -> out.add(ref.labels));
     out.sort(LabelOrder::compare);
     return out;
   }
@@ -521,7 +1158,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   public List<String> labelNames(List<Matcher> matchers, long startMs, long endMs)
       throws StorageException {
     TreeSet<String> names = new TreeSet<>(LabelSet.UTF8_ORDER);
-    scan(matchers, startMs, endMs, false, (ref, ts, bits) -> names.addAll(ref.labels.toMap().keySet()));
+    scan(matchers, startMs, endMs, true, (ref, run) -> names.addAll(ref.labels.toMap().keySet()));
     return new ArrayList<>(names);
   }
 
@@ -539,7 +1176,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   public List<String> labelValues(String name, List<Matcher> matchers, long startMs, long endMs)
       throws StorageException {
     TreeSet<String> values = new TreeSet<>(LabelSet.UTF8_ORDER);
-    scan(matchers, startMs, endMs, false, (ref, ts, bits) -> {
+    scan(matchers, startMs, endMs, true, (ref, run) -> {
       String v = ref.labels.get(name);
       if (!v.isEmpty()) {
         values.add(v);
@@ -548,22 +1185,72 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     return new ArrayList<>(values);
   }
 
+  /** Receives one series with samples in range. */
+  private interface RunVisitor {
+    void visit(SeriesRef ref, SampleRun run);
+  }
+
   /**
-   * Resolves the matchers and visits every matching series with a sample in
-   * {@code [startMs, endMs]}, holding the lifecycle read lock.
+   * Resolves the matchers, skips series whose time bounds miss the range, and visits every
+   * remaining series with a sample in {@code [startMs, endMs]}: head first, then the chunk
+   * partitions of the range, oldest first.
    */
-  private void scan(
-      List<Matcher> matchers,
-      long startMs,
-      long endMs,
-      boolean readSamples,
-      SampleScanner.SeriesVisitor visitor)
-      throws StorageException {
+  private void scan(List<Matcher> matchers, long startMsIn, long endMsIn, boolean existsOnly,
+      RunVisitor visitor) throws StorageException {
+    long startMs = Math.max(startMsIn, -MAX_ABS_TIMESTAMP_MS);
+    long endMs = Math.min(endMsIn, MAX_ABS_TIMESTAMP_MS);
     lifecycle.readLock().lock();
     try {
       ensureOpen();
-      List<SeriesRef> refs = index.resolve(matchers);
-      scanner.scan(refs, startMs, endMs, readSamples, visitor);
+      if (endMs < startMs) {
+        return;
+      }
+      List<SeriesRef> refs = new ArrayList<>();
+      for (SeriesRef ref : index.resolve(matchers)) {
+        if (ref.mayHaveSamples(startMs, endMs)) {
+          refs.add(ref);
+        }
+      }
+      if (refs.isEmpty()) {
+        return;
+      }
+      SampleRun[] runs = new SampleRun[refs.size()];
+      boolean[] found = new boolean[refs.size()];
+      for (int i = 0; i < refs.size(); i++) {
+        SeriesRef ref = refs.get(i);
+        SampleRun run = new SampleRun(16);
+        synchronized (ref) {
+          if (ref.flushing != null) {
+            ref.flushing.copyRange(startMs, endMs, run);
+          }
+          if (ref.head != null) {
+            ref.head.copyRange(startMs, endMs, run);
+          }
+        }
+        runs[i] = run;
+        found[i] = run.size() > 0;
+      }
+      rocks.partitionLock.readLock().lock();
+      try {
+        for (ColumnFamilyHandle cf :
+            rocks.partitions(PartitionKind.CHUNKS, windowStart(startMs), endMs).values()) {
+          for (int i = 0; i < refs.size(); i++) {
+            if (existsOnly && found[i]) {
+              continue;
+            }
+            readChunks(cf, refs.get(i).id, startMs, endMs, runs[i], existsOnly);
+            found[i] = runs[i].size() > 0;
+          }
+        }
+      } finally {
+        rocks.partitionLock.readLock().unlock();
+      }
+      for (int i = 0; i < refs.size(); i++) {
+        if (runs[i].size() > 0) {
+          runs[i].sortAndDedupe();
+          visitor.visit(refs.get(i), runs[i]);
+        }
+      }
     } catch (RocksDBException e) {
       throw new StorageException("reading samples for " + matchers + " in [" + startMs + ", "
           + endMs + "] ms failed: " + e.getMessage(), e);
@@ -572,11 +1259,140 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
   }
 
+  /**
+   * Reads rollups of matching series: the stored intervals of finalized windows, and intervals
+   * computed on the fly from raw samples for the windows after the newest finalized one (the
+   * head and recent chunks). Cost grows with the number of intervals in range, not with the raw
+   * samples they summarize.
+   *
+   * @param matchers as for {@link #select}
+   * @param startMs the first interval is the one holding {@code startMs}, milliseconds
+   * @param endMs intervals starting after this are left out, milliseconds
+   * @param resolution interval length
+   * @return matching series with at least one interval in range, label-set order, fresh objects
+   * @throws IllegalArgumentException as for {@link #select}
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public List<RollupSeries> selectRollups(
+      List<Matcher> matchers, long startMsIn, long endMsIn, Resolution resolution)
+      throws StorageException {
+    long startMs = Math.max(startMsIn, -MAX_ABS_TIMESTAMP_MS);
+    long endMs = Math.min(endMsIn, MAX_ABS_TIMESTAMP_MS);
+    long iv = resolution.intervalMs();
+    long from = Math.floorDiv(startMs, iv) * iv;
+    List<RollupSeries> out = new ArrayList<>();
+    lifecycle.readLock().lock();
+    try {
+      ensureOpen();
+      if (endMs < startMs) {
+        return out;
+      }
+      List<SeriesRef> refs = index.resolve(matchers);
+      RollupBlock.Builder[] builders = new RollupBlock.Builder[refs.size()];
+      long[] coveredUntil = new long[refs.size()];
+      java.util.Arrays.fill(coveredUntil, Long.MIN_VALUE);
+      PartitionKind kind = resolution.partitions;
+      // 5 m blocks are keyed by window start, 1 h blocks by day start.
+      long blockMs = resolution == Resolution.FIVE_MINUTES ? WINDOW_MS : 86_400_000L;
+      rocks.partitionLock.readLock().lock();
+      try {
+        for (ColumnFamilyHandle cf :
+            rocks.partitions(kind, Math.floorDiv(from, blockMs) * blockMs, endMs).values()) {
+          for (int i = 0; i < refs.size(); i++) {
+            long id = refs.get(i).id;
+            try (Slice up = new Slice(Keys.dataKey(id, endMs == Long.MAX_VALUE ? endMs
+                    : endMs + 1));
+                ReadOptions ro = new ReadOptions().setIterateUpperBound(up);
+                RocksIterator it = rocks.db.newIterator(cf, ro)) {
+              for (it.seek(Keys.dataKey(id, Math.floorDiv(from, blockMs) * blockMs));
+                  it.isValid(); it.next()) {
+                RollupBlock b = RollupBlock.decode(it.value());
+                if (builders[i] == null) {
+                  builders[i] = new RollupBlock.Builder();
+                }
+                b.appendTo(builders[i], from, endMs);
+                for (int k = 0; k < b.size; k++) {
+                  coveredUntil[i] = Math.max(coveredUntil[i],
+                      windowStart(b.starts[k]) + WINDOW_MS);
+                }
+              }
+              it.status();
+            }
+          }
+        }
+      } finally {
+        rocks.partitionLock.readLock().unlock();
+      }
+      // Recent windows have no stored rollup yet: compute them from raw samples.
+      for (int i = 0; i < refs.size(); i++) {
+        SeriesRef ref = refs.get(i);
+        long rawFrom = Math.max(from, coveredUntil[i]);
+        if (rawFrom > endMs || !ref.mayHaveSamples(rawFrom, endMs)) {
+          continue;
+        }
+        List<Series> raw = new ArrayList<>();
+        scanRefs(List.of(ref), rawFrom, endMs, (r, run) -> raw.add(
+            new Series(r.labels, run.timestamps(), run.values())));
+        if (raw.isEmpty()) {
+          continue;
+        }
+        Series s = raw.get(0);
+        RollupBlock b = RollupBlock.compute(s.timestampsMs(), s.valueBits(), s.size(), iv);
+        if (builders[i] == null) {
+          builders[i] = new RollupBlock.Builder();
+        }
+        b.appendTo(builders[i], from, endMs);
+      }
+      for (int i = 0; i < refs.size(); i++) {
+        if (builders[i] != null && builders[i].size() > 0) {
+          out.add(builders[i].build(refs.get(i).labels, resolution));
+        }
+      }
+    } catch (RocksDBException e) {
+      throw new StorageException("reading " + resolution + " rollups for " + matchers + " in ["
+          + startMs + ", " + endMs + "] ms failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+    out.sort((a, b) -> LabelOrder.compare(a.labels(), b.labels()));
+    return out;
+  }
+
+  /** {@link #scan} for known refs, under the caller's lifecycle read lock. */
+  private void scanRefs(List<SeriesRef> refs, long startMs, long endMs, RunVisitor visitor)
+      throws RocksDBException {
+    for (SeriesRef ref : refs) {
+      SampleRun run = new SampleRun(64);
+      synchronized (ref) {
+        if (ref.flushing != null) {
+          ref.flushing.copyRange(startMs, endMs, run);
+        }
+        if (ref.head != null) {
+          ref.head.copyRange(startMs, endMs, run);
+        }
+      }
+      rocks.partitionLock.readLock().lock();
+      try {
+        for (ColumnFamilyHandle cf :
+            rocks.partitions(PartitionKind.CHUNKS, windowStart(startMs), endMs).values()) {
+          readChunks(cf, ref.id, startMs, endMs, run, false);
+        }
+      } finally {
+        rocks.partitionLock.readLock().unlock();
+      }
+      if (run.size() > 0) {
+        run.sortAndDedupe();
+        visitor.visit(ref, run);
+      }
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Statistics and maintenance
 
   /**
    * @return the number of series in the index, including series whose samples retention removed
+   *     (their rollups may outlive them)
    * @throws StorageException if the store is closed
    */
   public long seriesCount() throws StorageException {
@@ -590,20 +1406,34 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /**
-   * @return RocksDB's estimate of stored samples ({@code rocksdb.estimate-num-keys} of the samples
-   *     column family): approximate, may count deleted or overwritten samples until compaction
-   * @throws StorageException if RocksDB fails or the store is closed
+   * @return stored raw samples: the head plus what head flushes wrote to the chunk partitions
+   *     still kept; an estimate, since a crash between a flush and the log truncation counts
+   *     the replayed samples twice until their window is finalized
+   * @throws StorageException if the store is closed
    */
   public long sampleCountEstimate() throws StorageException {
     lifecycle.readLock().lock();
     try {
       ensureOpen();
-      return rocks.db.getLongProperty(rocks.samples, "rocksdb.estimate-num-keys");
-    } catch (RocksDBException e) {
-      throw new StorageException("reading rocksdb.estimate-num-keys failed: " + e.getMessage(), e);
+      long total = flushingSamples;
+      appendLock.lock();
+      try {
+        total += headSamples;
+      } finally {
+        appendLock.unlock();
+      }
+      for (AtomicLong c : partitionSamples.values()) {
+        total += c.get();
+      }
+      return total;
     } finally {
       lifecycle.readLock().unlock();
     }
+  }
+
+  /** @return samples in the head (appended, not yet in chunks), for metrics */
+  public long headSampleCount() {
+    return headSamples + flushingSamples;
   }
 
   /**
@@ -634,17 +1464,24 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /**
-   * Flushes all memtables to SST files and waits for it. Not needed for durability (the WAL
-   * provides it); useful before measuring disk size or taking a backup.
+   * Flushes the head into chunks, finalizes every pending window (rollups included, open windows
+   * too) and flushes all RocksDB memtables to SST files, waiting for each. Not needed for
+   * durability (the head log and RocksDB's WAL provide it); for measuring disk size, backups and
+   * tests.
    *
    * @throws StorageException if RocksDB fails or the store is closed
    */
   public void flush() throws StorageException {
+    flushHead();
+    finalizeWindows(true);
     lifecycle.readLock().lock();
     try {
       ensureOpen();
+      rocks.partitionLock.readLock().lock();
       try (FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
-        rocks.db.flush(fo, rocks.allColumnFamilies);
+        rocks.db.flush(fo, rocks.allColumnFamilies());
+      } finally {
+        rocks.partitionLock.readLock().unlock();
       }
     } catch (RocksDBException e) {
       throw new StorageException("flush failed: " + e.getMessage(), e);
@@ -654,10 +1491,10 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /**
-   * RocksDB properties of the samples column family reported by {@link #rocksProperties()}, in
-   * that order: live SST bytes, memtable bytes (active and immutable), block cache usage (shared
-   * by all column families, so the same for each), estimated keys (= samples), and bytes that
-   * compaction still has to rewrite to bring every level under its target size.
+   * RocksDB properties reported by {@link #rocksProperties()}, each summed over every column
+   * family (fixed and partitions): live SST bytes, memtable bytes (active and immutable), block
+   * cache usage (shared, so counted once per column family), estimated keys (chunks, rollup
+   * blocks, head-log records and index entries), and bytes compaction still has to rewrite.
    */
   public static final List<String> ROCKS_PROPERTIES = List.of(
       "rocksdb.total-sst-files-size",
@@ -667,7 +1504,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       "rocksdb.estimate-pending-compaction-bytes");
 
   /**
-   * @return each of {@link #ROCKS_PROPERTIES} for the samples column family, by name, in that
+   * @return each of {@link #ROCKS_PROPERTIES} summed over all column families, by name, in that
    *     order; cheap (in-memory counters), suitable for gauges
    * @throws StorageException if RocksDB fails or the store is closed
    */
@@ -676,8 +1513,18 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     try {
       ensureOpen();
       Map<String, Long> out = new LinkedHashMap<>();
-      for (String name : ROCKS_PROPERTIES) {
-        out.put(name, rocks.db.getLongProperty(rocks.samples, name));
+      rocks.partitionLock.readLock().lock();
+      try {
+        List<ColumnFamilyHandle> cfs = rocks.allColumnFamilies();
+        for (String name : ROCKS_PROPERTIES) {
+          long sum = 0;
+          for (ColumnFamilyHandle cf : cfs) {
+            sum += rocks.db.getLongProperty(cf, name);
+          }
+          out.put(name, sum);
+        }
+      } finally {
+        rocks.partitionLock.readLock().unlock();
       }
       return out;
     } catch (RocksDBException e) {
@@ -688,7 +1535,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /**
-   * Flushes the memtables, then compacts every column family fully into its bottommost level
+   * {@link #flush()}, then compacts every column family fully into its bottommost level
    * (rewriting files already there, so they get the bottommost compression) and waits for it.
    * Takes time and I/O proportional to the whole store; for tests, benchmarks and maintenance.
    * Appends and reads may run meanwhile.
@@ -700,12 +1547,15 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     lifecycle.readLock().lock();
     try {
       ensureOpen();
+      rocks.partitionLock.readLock().lock();
       try (CompactRangeOptions co = new CompactRangeOptions()
           .setExclusiveManualCompaction(true)
           .setBottommostLevelCompaction(CompactRangeOptions.BottommostLevelCompaction.kForce)) {
-        for (ColumnFamilyHandle cf : rocks.allColumnFamilies) {
+        for (ColumnFamilyHandle cf : rocks.allColumnFamilies()) {
           rocks.db.compactRange(cf, null, null, co);
         }
+      } finally {
+        rocks.partitionLock.readLock().unlock();
       }
     } catch (RocksDBException e) {
       throw new StorageException("compaction failed: " + e.getMessage(), e);
@@ -715,35 +1565,64 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /**
-   * Deletes every sample older than {@code nowMs - retentionMs} with one range tombstone per
-   * series, written in one batch. The series index and postings are left untouched for now: a
-   * series whose samples are all gone stays in {@link #seriesCount()} and is invisible to reads
-   * only because it has no sample in range. Takes the append lock.
+   * Drops whole partitions past their retention: raw chunk days that ended at or before
+   * {@code nowMs - retentionMs}, 5-minute rollup partitions before {@code nowMs -
+   * rollup5mRetentionMs}, 1-hour ones before {@code nowMs - rollup1hRetentionMs}. A drop is a
+   * metadata operation (no compaction); it waits for running reads of partitions but not for
+   * appends, which never write to a partition older than the horizon. Series stay in the index
+   * (their rollups may outlive their samples) and reads skip them by their time bounds.
    *
    * @param nowMs the current time in milliseconds
+   * @return partitions dropped, all kinds
    * @throws StorageException if RocksDB fails or the store is closed
    */
-  public void enforceRetention(long nowMs) throws StorageException {
-    long horizonMs = saturatedSubtract(nowMs, options.retentionMs());
+  public int enforceRetention(long nowMs) throws StorageException {
     lifecycle.readLock().lock();
     try {
       ensureOpen();
-      appendLock.lock();
-      try (WriteBatch batch = new WriteBatch()) {
-        for (SeriesRef ref : index.all()) {
-          // Range end is exclusive: removes [MIN_VALUE, horizonMs).
-          batch.deleteRange(rocks.samples, codec.key(ref.id, Long.MIN_VALUE),
-              codec.key(ref.id, horizonMs));
-        }
-        if (batch.count() > 0) {
-          rocks.db.write(rocks.writeOptions, batch);
-        }
-      } catch (RocksDBException e) {
-        throw new StorageException(
-            "deleting samples before " + horizonMs + " ms failed: " + e.getMessage(), e);
-      } finally {
-        appendLock.unlock();
+      int dropped = 0;
+      for (long start : rocks.dropPartitionsBefore(PartitionKind.CHUNKS,
+          saturatedSubtract(nowMs, options.retentionMs()))) {
+        partitionSamples.remove(start);
+        long end = start + PartitionKind.CHUNKS.lengthMs;
+        unfinalized.keySet().removeIf(w -> w.windowStartMs() >= start && w.windowStartMs() < end);
+        dropped++;
       }
+      dropped += rocks.dropPartitionsBefore(PartitionKind.ROLLUP_5M,
+          saturatedSubtract(nowMs, options.rollup5mRetentionMs())).size();
+      dropped += rocks.dropPartitionsBefore(PartitionKind.ROLLUP_1H,
+          saturatedSubtract(nowMs, options.rollup1hRetentionMs())).size();
+      return dropped;
+    } catch (RocksDBException e) {
+      throw new StorageException("dropping partitions before retention failed: "
+          + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  /**
+   * @return the column family names of the partitions, ascending per kind; for tests and the
+   *     admin API
+   * @throws StorageException if the store is closed
+   */
+  public List<String> partitionNames() throws StorageException {
+    lifecycle.readLock().lock();
+    try {
+      ensureOpen();
+      List<String> out = new ArrayList<>();
+      rocks.partitionLock.readLock().lock();
+      try {
+        for (PartitionKind k : PartitionKind.values()) {
+          for (long start : rocks.partitions(k, Long.MIN_VALUE / 2, Long.MAX_VALUE / 2)
+              .keySet()) {
+            out.add(k.name(start));
+          }
+        }
+      } finally {
+        rocks.partitionLock.readLock().unlock();
+      }
+      return out;
     } finally {
       lifecycle.readLock().unlock();
     }
@@ -756,11 +1635,21 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /**
-   * Waits for running calls, then closes the database and every native handle exactly once.
-   * Later calls of this method do nothing; other methods throw {@link StorageException}.
+   * Stops the background thread, waits for running calls, then closes the database and every
+   * native handle exactly once. The head is not flushed: the head log replays it at the next
+   * open. Later calls of this method do nothing; other methods throw {@link StorageException}.
    */
   @Override
   public void close() {
+    background.shutdown();
+    try {
+      if (!background.awaitTermination(60, TimeUnit.SECONDS)) {
+        background.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      background.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
     lifecycle.writeLock().lock();
     try {
       if (closed) {
@@ -776,5 +1665,12 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   /** @return whether every native handle was released, for tests */
   boolean nativeHandlesClosed() {
     return rocks.isClosed();
+  }
+
+  /** @return the partition sample counters by partition start, for tests */
+  Map<Long, Long> partitionSampleCounts() {
+    Map<Long, Long> out = new TreeMap<>();
+    partitionSamples.forEach((k, v) -> out.put(k, v.get()));
+    return out;
   }
 }

@@ -18,16 +18,17 @@ class FormatTest {
   }
 
   @Test
-  void formatVersionIsOne() {
-    assertThat(Keys.FORMAT_VERSION).isEqualTo(1);
-    assertThat(hex(Keys.be32(Keys.FORMAT_VERSION))).isEqualTo("00000001");
+  void formatVersionIsTwo() {
+    assertThat(Keys.FORMAT_VERSION).isEqualTo(2);
+    assertThat(hex(Keys.be32(Keys.FORMAT_VERSION))).isEqualTo("00000002");
   }
 
   @Test
   void columnFamilyNamesAndMetaKeysAreFrozen() {
     assertThat(List.of(Keys.CF_SERIES_BY_LABELS, Keys.CF_SERIES_BY_ID, Keys.CF_POSTINGS,
-            Keys.CF_SAMPLES, Keys.CF_META))
-        .containsExactly("series_by_labels", "series_by_id", "postings", "samples", "meta");
+            Keys.CF_HEAD_LOG, Keys.CF_META))
+        .containsExactly("series_by_labels", "series_by_id", "postings", "head_log", "meta");
+    assertThat(hex(Keys.META_LOG_FLOOR)).isEqualTo("686561645f6c6f675f666c6f6f72");
     assertThat(hex(Keys.META_FORMAT_VERSION)).isEqualTo("666f726d61745f76657273696f6e");
     assertThat(hex(Keys.META_NEXT_SERIES_ID)).isEqualTo("6e6578745f7365726965735f6964");
     assertThat(Keys.FIRST_SERIES_ID).isEqualTo(1);
@@ -57,19 +58,34 @@ class FormatTest {
   }
 
   @Test
-  void sampleKeyIsIdThenSignFlippedTimestamp() {
-    SampleCodec c = RawSampleCodec.INSTANCE;
-    assertThat(hex(c.key(1, 1_700_000_000_000L))).isEqualTo("0000000000000001" + "8000018bcfe56800");
-    assertThat(hex(c.key(1, -1))).isEqualTo("0000000000000001" + "7fffffffffffffff");
-    assertThat(hex(c.key(258, 0))).isEqualTo("0000000000000102" + "8000000000000000");
-    assertThat(hex(c.key(1, Long.MIN_VALUE))).isEqualTo("0000000000000001" + "0000000000000000");
+  void partitionKeysAreFrozen() {
+    assertThat(hex(Keys.dataKey(1, 1_700_000_000_000L)))
+        .isEqualTo("01" + "0000000000000001" + "8000018bcfe56800");
+    assertThat(hex(Keys.dataKey(258, -1))).isEqualTo("01" + "0000000000000102" + "7fffffffffffffff");
+    assertThat(hex(Keys.presentKey(2))).isEqualTo("00" + "0000000000000002");
+    assertThat(hex(Keys.unfinalizedKey(1, 0))).isEqualTo("03" + "0000000000000001" + "8000000000000000");
+    assertThat(hex(Keys.PARTITION_SAMPLE_COUNT)).isEqualTo("02");
   }
 
   @Test
-  void sampleValueIsRawIeee754BigEndian() {
-    SampleCodec c = RawSampleCodec.INSTANCE;
-    assertThat(hex(c.encodeValue(Double.doubleToRawLongBits(1.0)))).isEqualTo("3ff0000000000000");
-    assertThat(hex(c.encodeValue(Double.doubleToRawLongBits(-2.5)))).isEqualTo("c004000000000000");
-    assertThat(hex(c.encodeValue(0x7ff0000000000002L))).isEqualTo("7ff0000000000002");
+  void partitionNamesAreFrozen() {
+    long day = 1_764_460_800_000L; // 2025-11-30T00:00Z
+    assertThat(PartitionKind.CHUNKS.name(PartitionKind.CHUNKS.partitionStart(day + 5)))
+        .isEqualTo("chunks_2025-11-30");
+    assertThat(PartitionKind.CHUNKS.parseStart("chunks_2025-11-30")).isEqualTo(day);
+    assertThat(PartitionKind.ROLLUP_5M.name(PartitionKind.ROLLUP_5M.partitionStart(day)))
+        .isEqualTo("rollup5m_2025-11-28");
+    assertThat(PartitionKind.ROLLUP_1H.name(PartitionKind.ROLLUP_1H.partitionStart(day)))
+        .isEqualTo("rollup1h_2025-11-08");
+    assertThat(PartitionKind.CHUNKS.parseStart("rollup5m_2025-11-28")).isEqualTo(Long.MIN_VALUE);
+  }
+
+  @Test
+  void headLogRecordIsFrozen() {
+    HeadLog log = new HeadLog();
+    log.addSeries(3, new long[] {1000, 16000}, new long[] {0x3ff0000000000000L, 0x7ff0000000000002L}, 2);
+    // varint(3) varint(2) zigzag(1000)=2000 → d0 0f, bits; zigzag(15000)=30000 → b0 ea 01, bits
+    assertThat(hex(log.toBytes())).isEqualTo("03" + "02" + "d00f" + "3ff0000000000000"
+        + "b0ea01" + "7ff0000000000002");
   }
 }

@@ -12,22 +12,33 @@ class MaintenanceTest extends StoreTestBase {
   private static final LabelSet N = LabelSet.of("__name__", "n");
   private static final long HOUR_MS = 3_600_000;
 
+  private static final long DAY_MS = 24 * HOUR_MS;
+
   @Test
-  void retentionDeletesOnlySamplesOlderThanTheHorizon() throws Exception {
-    try (TimeSeriesStore store = open(StoreOptions.defaults(dir).withRetentionMs(2 * HOUR_MS))) {
-      long t = NOW_MS - HOUR_MS;
-      store.append(List.of(write(M, t, 1, t + 10, 2, t + 20, 3), write(N, t, 4)));
+  void retentionDropsWholeDaysThatEndedBeforeTheHorizon() throws Exception {
+    long day0 = Math.floorDiv(NOW_MS, DAY_MS) * DAY_MS - 2 * DAY_MS;
+    try (TimeSeriesStore store = open(StoreOptions.defaults(dir).withRetentionMs(3 * DAY_MS))) {
+      store.append(List.of(
+          write(M, day0 + 10, 1, day0 + DAY_MS + 10, 2, day0 + 2 * DAY_MS + 10, 3),
+          write(N, day0 + 20, 4)));
+      store.flush();
+      assertThat(store.partitionNames()).filteredOn(n -> n.startsWith("chunks_")).hasSize(3);
 
-      // Two hours later the horizon is t + 10: t is deleted, t + 10 kept (the horizon itself stays).
-      store.enforceRetention(t + 10 + 2 * HOUR_MS);
+      // The horizon falls inside day 1: day 0 ended before it and goes whole, day 1 stays whole.
+      int dropped = store.enforceRetention(day0 + DAY_MS + 12 * HOUR_MS + 3 * DAY_MS);
 
+      assertThat(dropped).isEqualTo(1);
+      assertThat(store.partitionNames()).filteredOn(n -> n.startsWith("chunks_")).hasSize(2);
       List<Series> got = store.select(List.of(Matcher.re("__name__", "m|n")), Long.MIN_VALUE,
           Long.MAX_VALUE);
       assertThat(got).extracting(Series::labels).containsExactly(M);
-      assertThat(got.get(0).timestampsMs()).containsExactly(t + 10, t + 20);
-      // The index keeps the emptied series for now.
+      assertThat(got.get(0).timestampsMs()).containsExactly(day0 + DAY_MS + 10,
+          day0 + 2 * DAY_MS + 10);
+      // The index keeps the emptied series: its rollups outlive its samples.
       assertThat(store.seriesCount()).isEqualTo(2);
       assertThat(store.series(List.of(), Long.MIN_VALUE, Long.MAX_VALUE)).containsExactly(M);
+      assertThat(store.selectRollups(List.of(Matcher.eq("__name__", "n")), day0, NOW_MS,
+          Resolution.FIVE_MINUTES)).hasSize(1);
     }
   }
 
@@ -36,6 +47,7 @@ class MaintenanceTest extends StoreTestBase {
     try (TimeSeriesStore store = open(StoreOptions.defaults(dir).withRetentionMs(2 * HOUR_MS))) {
       long t = NOW_MS - HOUR_MS;
       store.append(List.of(write(M, t, 1, t + 10, 2)));
+      store.flush();
       store.enforceRetention(NOW_MS);
 
       AppendResult r = store.append(List.of(write(M, t + 10, 9)));

@@ -1,0 +1,305 @@
+package io.inferlens.storage;
+
+import io.inferlens.storage.chunk.ChunkCodec;
+import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
+
+/**
+ * Rollup intervals of one series for one stored block (a 2 h chunk window at 5 m, a UTC day at
+ * 1 h): how they are computed from raw samples, merged and encoded.
+ *
+ * <p>Encoding (FORMAT.md "Rollup block"): {@code varint(n)} then seven columns in the order
+ * count, min, max, sum, first, last, increase, each {@code varint(len)} followed by a
+ * {@link ChunkCodec} chunk whose timestamps are the interval starts and whose values are the
+ * column (counts as doubles). Reusing the chunk codec stores a regular interval grid and slowly
+ * changing values in a few bytes per column, losslessly.
+ *
+ * <p>Thread safety: instances are not thread safe; {@link #compute} and {@link #decode} are static.
+ */
+final class RollupBlock {
+
+  /** Prometheus' stale marker, excluded from rollups as PromQL functions exclude it. */
+  static final long STALE_NAN_BITS = 0x7ff0000000000002L;
+
+  final long[] starts;
+  final long[] counts;
+  final double[] min;
+  final double[] max;
+  final double[] sum;
+  final double[] first;
+  final double[] last;
+  final double[] increase;
+  final int size;
+
+  private RollupBlock(int capacity, int size) {
+    starts = new long[capacity];
+    counts = new long[capacity];
+    min = new double[capacity];
+    max = new double[capacity];
+    sum = new double[capacity];
+    first = new double[capacity];
+    last = new double[capacity];
+    increase = new double[capacity];
+    this.size = size;
+  }
+
+  /**
+   * Computes the intervals of {@code intervalMs} of a sorted run of samples.
+   *
+   * @param ts timestamps in milliseconds, strictly ascending, {@code [0, n)}
+   * @param bits raw value bits
+   * @param n number of samples
+   * @param intervalMs the interval, milliseconds
+   * @return the intervals that hold at least one sample that is not a stale marker
+   */
+  static RollupBlock compute(long[] ts, long[] bits, int n, long intervalMs) {
+    int intervals = 0;
+    long prevStart = Long.MIN_VALUE;
+    for (int i = 0; i < n; i++) {
+      if (bits[i] == STALE_NAN_BITS) {
+        continue;
+      }
+      long s = Math.floorDiv(ts[i], intervalMs) * intervalMs;
+      if (intervals == 0 || s != prevStart) {
+        intervals++;
+        prevStart = s;
+      }
+    }
+    RollupBlock b = new RollupBlock(intervals, intervals);
+    int k = -1;
+    for (int i = 0; i < n; i++) {
+      if (bits[i] == STALE_NAN_BITS) {
+        continue;
+      }
+      double v = Double.longBitsToDouble(bits[i]);
+      long s = Math.floorDiv(ts[i], intervalMs) * intervalMs;
+      if (k < 0 || b.starts[k] != s) {
+        k++;
+        b.starts[k] = s;
+        b.counts[k] = 1;
+        b.min[k] = v;
+        b.max[k] = v;
+        b.sum[k] = v;
+        b.first[k] = v;
+        b.last[k] = v;
+        b.increase[k] = 0;
+        continue;
+      }
+      double d = v - b.last[k];
+      b.increase[k] += d >= 0 ? d : v;
+      b.counts[k]++;
+      b.min[k] = Math.min(b.min[k], v);
+      b.max[k] = Math.max(b.max[k], v);
+      b.sum[k] += v;
+      b.last[k] = v;
+    }
+    return b;
+  }
+
+  /**
+   * @return the union of this block's intervals and {@code newer}'s, {@code newer} winning where
+   *     both have an interval with the same start
+   */
+  RollupBlock mergedWith(RollupBlock newer) {
+    RollupBlock out = new RollupBlock(size + newer.size, 0);
+    int i = 0;
+    int j = 0;
+    int k = 0;
+    while (i < size || j < newer.size) {
+      boolean takeNewer;
+      if (i == size) {
+        takeNewer = true;
+      } else if (j == newer.size) {
+        takeNewer = false;
+      } else {
+        takeNewer = newer.starts[j] <= starts[i];
+        if (newer.starts[j] == starts[i]) {
+          i++;
+        }
+      }
+      if (takeNewer) {
+        out.copyFrom(k++, newer, j++);
+      } else {
+        out.copyFrom(k++, this, i++);
+      }
+    }
+    return out.truncated(k);
+  }
+
+  private void copyFrom(int to, RollupBlock src, int from) {
+    starts[to] = src.starts[from];
+    counts[to] = src.counts[from];
+    min[to] = src.min[from];
+    max[to] = src.max[from];
+    sum[to] = src.sum[from];
+    first[to] = src.first[from];
+    last[to] = src.last[from];
+    increase[to] = src.increase[from];
+  }
+
+  private RollupBlock truncated(int n) {
+    RollupBlock out = new RollupBlock(n, n);
+    for (int i = 0; i < n; i++) {
+      out.copyFrom(i, this, i);
+    }
+    return out;
+  }
+
+  /**
+   * Appends the intervals whose start lies in {@code [startMs, endMs]} to {@code out}.
+   */
+  void appendTo(Builder out, long startMs, long endMs) {
+    for (int i = 0; i < size; i++) {
+      if (starts[i] >= startMs && starts[i] <= endMs) {
+        out.add(this, i);
+      }
+    }
+  }
+
+  /** Encodes the block; see the class comment. */
+  byte[] encode(ChunkCodec codec) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(64 + size * 8);
+    putVarint(out, size);
+    if (size == 0) {
+      return out.toByteArray();
+    }
+    long[] column = new long[size];
+    for (int c = 0; c < 7; c++) {
+      for (int i = 0; i < size; i++) {
+        column[i] = Double.doubleToRawLongBits(column(c, i));
+      }
+      byte[] chunk = codec.encode(starts, column, size);
+      putVarint(out, chunk.length);
+      out.writeBytes(chunk);
+    }
+    return out.toByteArray();
+  }
+
+  private double column(int c, int i) {
+    return switch (c) {
+      case 0 -> counts[i];
+      case 1 -> min[i];
+      case 2 -> max[i];
+      case 3 -> sum[i];
+      case 4 -> first[i];
+      case 5 -> last[i];
+      default -> increase[i];
+    };
+  }
+
+  /**
+   * Decodes a block.
+   *
+   * @throws IllegalStateException if the bytes are not a rollup block (a corrupt store)
+   */
+  static RollupBlock decode(byte[] bytes) {
+    int[] p = {0};
+    int n = (int) getVarint(bytes, p);
+    if (n < 0 || n > ChunkCodec.MAX_SAMPLES) {
+      throw new IllegalStateException("corrupt rollup block: " + n + " intervals");
+    }
+    RollupBlock b = new RollupBlock(n, n);
+    if (n == 0) {
+      return b;
+    }
+    long[] ts = new long[n];
+    long[] col = new long[n];
+    for (int c = 0; c < 7; c++) {
+      int len = (int) getVarint(bytes, p);
+      if (len < 0 || p[0] + len > bytes.length) {
+        throw new IllegalStateException("corrupt rollup block: column " + c + " of " + len
+            + " bytes overruns the block");
+      }
+      byte[] chunk = Arrays.copyOfRange(bytes, p[0], p[0] + len);
+      p[0] += len;
+      int got = ChunkCodec.decode(chunk, ts, col);
+      if (got != n) {
+        throw new IllegalStateException("corrupt rollup block: column " + c + " has " + got
+            + " values, expected " + n);
+      }
+      for (int i = 0; i < n; i++) {
+        double v = Double.longBitsToDouble(col[i]);
+        switch (c) {
+          case 0 -> b.counts[i] = (long) v;
+          case 1 -> b.min[i] = v;
+          case 2 -> b.max[i] = v;
+          case 3 -> b.sum[i] = v;
+          case 4 -> b.first[i] = v;
+          case 5 -> b.last[i] = v;
+          default -> b.increase[i] = v;
+        }
+      }
+      if (c == 0) {
+        System.arraycopy(ts, 0, b.starts, 0, n);
+      }
+    }
+    return b;
+  }
+
+  private static void putVarint(ByteArrayOutputStream out, long v) {
+    while ((v & ~0x7FL) != 0) {
+      out.write((int) ((v & 0x7F) | 0x80));
+      v >>>= 7;
+    }
+    out.write((int) v);
+  }
+
+  private static long getVarint(byte[] b, int[] p) {
+    long v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p[0] >= b.length) {
+        throw new IllegalStateException("corrupt rollup block: truncated varint");
+      }
+      byte x = b[p[0]++];
+      v |= (long) (x & 0x7F) << shift;
+      if (x >= 0) {
+        return v;
+      }
+    }
+    throw new IllegalStateException("corrupt rollup block: varint longer than 10 bytes");
+  }
+
+  /** Gathers intervals of one series from several blocks into a {@link RollupSeries}. */
+  static final class Builder {
+    private RollupBlock acc = new RollupBlock(64, 0);
+    private int n;
+
+    void add(RollupBlock src, int i) {
+      if (n == acc.starts.length) {
+        RollupBlock bigger = new RollupBlock(n * 2, 0);
+        for (int k = 0; k < n; k++) {
+          bigger.copyFrom(k, acc, k);
+        }
+        acc = bigger;
+      }
+      acc.copyFrom(n++, src, i);
+    }
+
+    int size() {
+      return n;
+    }
+
+    /** @return the series, intervals sorted by start, the later-added of equal starts kept */
+    RollupSeries build(LabelSet labels, Resolution resolution) {
+      Integer[] order = new Integer[n];
+      for (int i = 0; i < n; i++) {
+        order[i] = i;
+      }
+      Arrays.sort(order, (a, b) -> Long.compare(acc.starts[a], acc.starts[b]));
+      RollupBlock out = new RollupBlock(n, 0);
+      int k = 0;
+      for (int i = 0; i < n; i++) {
+        int j = order[i];
+        if (k > 0 && out.starts[k - 1] == acc.starts[j]) {
+          out.copyFrom(k - 1, acc, j);
+          continue;
+        }
+        out.copyFrom(k++, acc, j);
+      }
+      return new RollupSeries(labels, resolution,
+          Arrays.copyOf(out.starts, k), Arrays.copyOf(out.counts, k), Arrays.copyOf(out.min, k),
+          Arrays.copyOf(out.max, k), Arrays.copyOf(out.sum, k), Arrays.copyOf(out.first, k),
+          Arrays.copyOf(out.last, k), Arrays.copyOf(out.increase, k));
+    }
+  }
+}
