@@ -10,7 +10,6 @@ import io.inferlens.analysis.diagnose.DiagnosisEngine;
 import io.inferlens.ingest.IngestLimits;
 import io.inferlens.ingest.RemoteWriteHandler;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.StoreOptions;
 import io.inferlens.storage.TimeSeriesStore;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -49,8 +48,7 @@ public final class InferLensServer implements AutoCloseable {
   private InferLensServer(ServerConfig config, Clock clock) throws StorageException {
     this.config = config;
     this.clock = clock;
-    this.store = TimeSeriesStore.open(new StoreOptions(config.dataDir(), config.retentionMs(),
-        config.walSync(), config.blockCacheBytes()));
+    this.store = TimeSeriesStore.open(config.storeOptions(), clock);
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.metrics = new SelfMetrics(registry, store);
     SignalCatalog catalog = config.catalogFile() == null ? SignalCatalog.load()

@@ -67,6 +67,20 @@ public final class Main implements Runnable {
             + "with 400 and deleted hourly (default: ${DEFAULT-VALUE}).")
     String retention;
 
+    @Option(names = "--rollup-5m-retention", defaultValue = "90d", paramLabel = "DURATION",
+        description = "How long 5-minute rollups (min, max, sum, count, first, last, increase) "
+            + "are kept (default: ${DEFAULT-VALUE}).")
+    String rollup5mRetention;
+
+    @Option(names = "--rollup-1h-retention", defaultValue = "730d", paramLabel = "DURATION",
+        description = "How long 1-hour rollups are kept (default: ${DEFAULT-VALUE}, 2 years).")
+    String rollup1hRetention;
+
+    @Option(names = "--head-max-samples", defaultValue = "2000000", paramLabel = "N",
+        description = "Samples kept in the in-memory head before they are flushed into "
+            + "compressed chunks; about 20 bytes of heap each (default: ${DEFAULT-VALUE}).")
+    int headMaxSamples;
+
     @Option(names = "--max-request-bytes", defaultValue = "32MiB", paramLabel = "SIZE",
         description = "Largest remote-write body accepted, compressed and decoded alike; larger "
             + "gets 413 (default: ${DEFAULT-VALUE}).")
@@ -173,7 +187,10 @@ public final class Main implements Runnable {
                 .withConsumerGroupTargets(consumerGroups))
             .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
             .withBlockCacheBytes(Units.parseBytes(blockCache))
-            .withAnalysisWarmup(analysisWarmup);
+            .withAnalysisWarmup(analysisWarmup)
+            .withStoreTuning(Units.parseDurationMs(rollup5mRetention),
+                Units.parseDurationMs(rollup1hRetention), headMaxSamples);
+        config.storeOptions();
         if (catalog != null) {
           io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
         }

@@ -21,8 +21,9 @@ import java.util.concurrent.TimeUnit;
  * {@code inferlens_samples_ingested_total}, {@code inferlens_samples_duplicate_total},
  * {@code inferlens_series_created_total}, {@code inferlens_samples_rejected_total{reason}},
  * {@code inferlens_write_decode_seconds}, {@code inferlens_store_size_bytes},
- * {@code inferlens_store_series}, {@code inferlens_read_requests_total{type,code}}, RocksDB's
- * figures of the samples column family ({@code inferlens_rocksdb_live_sst_bytes},
+ * {@code inferlens_store_series}, {@code inferlens_store_samples} (estimate),
+ * {@code inferlens_store_head_samples}, {@code inferlens_read_requests_total{type,code}}, RocksDB's
+ * figures summed over all column families ({@code inferlens_rocksdb_live_sst_bytes},
  * {@code inferlens_rocksdb_memtable_bytes}, {@code inferlens_rocksdb_block_cache_usage_bytes},
  * {@code inferlens_rocksdb_estimate_keys}, {@code inferlens_rocksdb_pending_compaction_bytes}),
  * plus JVM and process metrics.
@@ -60,17 +61,22 @@ public final class SelfMetrics implements AutoCloseable {
         .baseUnit("bytes").description("Bytes of the data directory on disk").register(registry);
     Gauge.builder("inferlens.store.series", store, SelfMetrics::seriesCount)
         .description("Series in the index").register(registry);
+    Gauge.builder("inferlens.store.samples", store, SelfMetrics::sampleCount)
+        .description("Raw samples stored (head and chunks), an estimate").register(registry);
+    Gauge.builder("inferlens.store.head.samples", store, TimeSeriesStore::headSampleCount)
+        .description("Samples in the in-memory head, not yet flushed into chunks")
+        .register(registry);
     rocksGauge(store, "inferlens.rocksdb.live.sst", "bytes", "rocksdb.total-sst-files-size",
-        "Bytes of the live SST files of the samples column family");
+        "Bytes of the live SST files of all column families");
     rocksGauge(store, "inferlens.rocksdb.memtable", "bytes", "rocksdb.cur-size-all-mem-tables",
-        "Bytes of the active and unflushed memtables of the samples column family");
+        "Bytes of the active and unflushed memtables of all column families");
     rocksGauge(store, "inferlens.rocksdb.block.cache.usage", "bytes", "rocksdb.block-cache-usage",
         "Bytes in the RocksDB block cache shared by all column families");
     rocksGauge(store, "inferlens.rocksdb.estimate.keys", null, "rocksdb.estimate-num-keys",
-        "RocksDB's estimate of the keys (samples) in the samples column family");
+        "RocksDB's estimate of the keys (chunks, rollup blocks, log records, index entries)");
     rocksGauge(store, "inferlens.rocksdb.pending.compaction", "bytes",
         "rocksdb.estimate-pending-compaction-bytes",
-        "Bytes compaction still has to rewrite in the samples column family");
+        "Bytes compaction still has to rewrite, all column families");
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     gcMetrics.bindTo(registry);
@@ -100,6 +106,14 @@ public final class SelfMetrics implements AutoCloseable {
   private static double diskSize(TimeSeriesStore store) {
     try {
       return store.diskSizeBytes();
+    } catch (StorageException e) {
+      return Double.NaN;
+    }
+  }
+
+  private static double sampleCount(TimeSeriesStore store) {
+    try {
+      return store.sampleCountEstimate();
     } catch (StorageException e) {
       return Double.NaN;
     }

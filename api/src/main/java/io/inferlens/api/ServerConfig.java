@@ -29,6 +29,9 @@ import java.nio.file.Path;
  *     (default {@link StoreOptions#DEFAULT_BLOCK_CACHE_BYTES}, 64 MiB)
  * @param analysisWarmup evaluate the last 30 days of every target every 5 minutes so diagnoses
  *     and trends answer from the engine's cache (default true; off for store-only benchmarks)
+ * @param rollup5mRetentionMs how long 5-minute rollups are kept, milliseconds (default 90 days)
+ * @param rollup1hRetentionMs how long 1-hour rollups are kept, milliseconds (default 2 years)
+ * @param headMaxSamples head samples that trigger a flush into chunks (default 2,000,000)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -43,7 +46,10 @@ public record ServerConfig(
     long maxReadSeries,
     long maxReadBytes,
     long blockCacheBytes,
-    boolean analysisWarmup) {
+    boolean analysisWarmup,
+    long rollup5mRetentionMs,
+    long rollup1hRetentionMs,
+    int headMaxSamples) {
 
   /** Validates the read limits and the block cache size. */
   public ServerConfig {
@@ -63,7 +69,8 @@ public record ServerConfig(
       Path catalogFile, TargetConfig targets, long maxReadSeries, long maxReadBytes) {
     this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync, analysis,
         catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
-        true);
+        true, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
+        StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -88,7 +95,7 @@ public record ServerConfig(
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        analysisWarmup);
+        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
   }
 
   /**
@@ -99,7 +106,7 @@ public record ServerConfig(
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
-        analysisWarmup);
+        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
   }
 
   /**
@@ -109,7 +116,7 @@ public record ServerConfig(
   public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
-        analysisWarmup);
+        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
   }
 
   /**
@@ -118,7 +125,29 @@ public record ServerConfig(
    */
   public ServerConfig withAnalysisWarmup(boolean on) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, on);
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, on,
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
+  }
+
+  /**
+   * @param fiveMinuteMs 5-minute rollup retention, milliseconds, &gt; 0
+   * @param oneHourMs 1-hour rollup retention, milliseconds, &gt; 0
+   * @param newHeadMaxSamples head flush threshold in samples, &ge; 1
+   * @return a copy with these store settings
+   */
+  public ServerConfig withStoreTuning(long fiveMinuteMs, long oneHourMs, int newHeadMaxSamples) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        analysisWarmup, fiveMinuteMs, oneHourMs, newHeadMaxSamples);
+  }
+
+  /**
+   * @return the store options these settings give
+   * @throws IllegalArgumentException if a retention is not positive or the head size below 1
+   */
+  public StoreOptions storeOptions() {
+    return new StoreOptions(dataDir, retentionMs, walSync, blockCacheBytes, rollup5mRetentionMs,
+        rollup1hRetentionMs, headMaxSamples);
   }
 
   /** Default retention: 30 days in milliseconds. */

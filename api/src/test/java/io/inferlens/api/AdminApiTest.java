@@ -115,8 +115,7 @@ class AdminApiTest {
     assertThat(compact.path("duration_ms").asLong()).isNotNegative();
 
     assertThat(storedSamples()).isEqualTo(written + 1);
-    assertThat(server.store().rocksProperties().get("rocksdb.estimate-num-keys"))
-        .isEqualTo(written + 1);
+    assertThat(server.store().sampleCountEstimate()).isEqualTo(written + 1);
   }
 
   @Test
@@ -138,8 +137,9 @@ class AdminApiTest {
     }
     double sst = gauge(metrics, "inferlens_rocksdb_live_sst_bytes");
     assertThat(sst).isPositive();
-    assertThat(gauge(metrics, "inferlens_rocksdb_estimate_keys"))
-        .isEqualTo((double) SERIES * SAMPLES);
+    assertThat(gauge(metrics, "inferlens_rocksdb_estimate_keys")).isPositive();
+    assertThat(gauge(metrics, "inferlens_store_samples")).isEqualTo((double) SERIES * SAMPLES);
+    assertThat(gauge(metrics, "inferlens_store_head_samples")).isZero();
   }
 
   private static double gauge(String metrics, String name) {
