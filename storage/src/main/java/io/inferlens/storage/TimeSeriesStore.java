@@ -1602,6 +1602,54 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /**
+   * Bytes RocksDB holds per kind of data: live SST files plus memtables, summed over the column
+   * families of each kind. Keys: {@code chunks}, {@code rollup5m}, {@code rollup1h} (the
+   * partitions), {@code head_log}, {@code index} (series, postings, meta). RocksDB's own files
+   * (WAL, manifest, options) are not included; {@link #diskSizeBytes()} has everything.
+   *
+   * @return bytes by kind, in that order
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public Map<String, Long> bytesByKind() throws StorageException {
+    lifecycle.readLock().lock();
+    try {
+      ensureOpen();
+      Map<String, Long> out = new LinkedHashMap<>();
+      rocks.partitionLock.readLock().lock();
+      try {
+        for (PartitionKind k : PartitionKind.values()) {
+          long sum = 0;
+          for (ColumnFamilyHandle cf :
+              rocks.partitions(k, Long.MIN_VALUE / 2, Long.MAX_VALUE / 2).values()) {
+            sum += cfBytes(cf);
+          }
+          out.put(k.prefix, sum);
+        }
+        out.put(Keys.CF_HEAD_LOG, cfBytes(rocks.headLog));
+        long idx = 0;
+        for (ColumnFamilyHandle cf : rocks.fixedColumnFamilies) {
+          if (cf != rocks.headLog) {
+            idx += cfBytes(cf);
+          }
+        }
+        out.put("index", idx);
+      } finally {
+        rocks.partitionLock.readLock().unlock();
+      }
+      return out;
+    } catch (RocksDBException e) {
+      throw new StorageException("reading RocksDB sizes failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+
+  private long cfBytes(ColumnFamilyHandle cf) throws RocksDBException {
+    return rocks.db.getLongProperty(cf, "rocksdb.total-sst-files-size")
+        + rocks.db.getLongProperty(cf, "rocksdb.cur-size-all-mem-tables");
+  }
+
+  /**
    * @return the column family names of the partitions, ascending per kind; for tests and the
    *     admin API
    * @throws StorageException if the store is closed
