@@ -118,8 +118,6 @@ class ThirtyFiveDaysTest extends StoreTestBase {
       // only by the rollups, far slower than before.
       assertThat(chunkBytes.get(34)).isBetween(chunkBytes.get(31) * 9 / 10,
           chunkBytes.get(31) * 11 / 10);
-      try (var files = java.nio.file.Files.list(dir)) {
-      }
       long growthBefore = dirBytes.get(29) - dirBytes.get(25);
       long growthAfter = dirBytes.get(34) - dirBytes.get(30);
       assertThat(growthAfter).isLessThan(growthBefore / 2);
