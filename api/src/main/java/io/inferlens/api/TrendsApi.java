@@ -4,7 +4,9 @@ import com.linecorp.armeria.common.QueryParams;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
 import io.inferlens.analysis.diagnose.Indicator;
+import io.inferlens.analysis.diagnose.RollupEvaluator;
 import io.inferlens.analysis.target.Target;
+import io.inferlens.storage.Resolution;
 import io.inferlens.storage.StorageException;
 import java.time.Clock;
 import java.time.Instant;
@@ -26,19 +28,20 @@ import java.util.TreeMap;
  *       {@code e2e_p95,ttft_p95,tpot_p95}):
  *       <ul>
  *         <li>{@code days}: one entry per UTC day of the range that has data,
- *             {@code {"day":"2026-11-02","p95":3.1,"points":96}} — the 95th percentile (linear
- *             interpolation between order statistics) of the indicator's raw per-step values that
- *             day, in the indicator's {@code unit}; {@code points} is how many steps had a value
+ *             {@code {"day":"2026-11-02","p95":3.1,"points":288}} — the 95th percentile (linear
+ *             interpolation between order statistics) of the indicator's 5-minute values that
+ *             day, in the indicator's {@code unit}; {@code points} is how many 5-minute
+ *             intervals had a value
  *         <li>{@code weekOverWeek}: {@code {"thisWeek":…,"lastWeek":…,"change":…}} — the median of
  *             the daily P95 over the last 7 UTC days of the range (ending with {@code end}'s day)
  *             and over the 7 days before; {@code change} = thisWeek / lastWeek − 1 (0.12 = 12 %
  *             slower); any of them null when a week has no data
  *       </ul>
- *       plus {@code step} (seconds): the evaluation step, the analysis step (15 s by default)
- *       widened to a multiple of it that keeps the range at most {@value #MAX_POINTS} steps. Each
- *       step's value is the indicator as {@code /api/v1/signals} computes it (a quantile over the
- *       rate window ending at that step), so with a widened step the day's P95 is taken over a
- *       sample of windows, not over every request of the day.
+ *       plus {@code step} (300 seconds) and {@code resolution} ({@code "5m"}). Each 5-minute value
+ *       comes from the store's 5-minute rollups ({@code RollupEvaluator}): a latency quantile is
+ *       {@code histogram_quantile} over the buckets' increases in that interval, so the day's
+ *       P95 is taken over 288 non-overlapping 5-minute windows. Recent intervals whose rollups
+ *       are not written yet are computed from raw samples by the store.
  *   <li>{@code GET /api/v1/trends/versions?instance=HOST:PORT&start=&end=} → the model versions an
  *       instance served in the range (one target per {@code model_name}), oldest first, each with
  *       {@code first}/{@code last} (RFC 3339, first and last step with data) and the median over
@@ -47,10 +50,10 @@ import java.util.TreeMap;
  * </ul>
  *
  * <p>{@code start}/{@code end}: RFC 3339 or Unix seconds; {@code end} defaults to now and
- * {@code start} to 30 days before {@code end} (the default retention). Values come from the
- * analysis engine at its own step, so chunks older than a few minutes come from its cache (filled
- * by earlier requests and the server's periodic warm-up); a cold 30-day range reads every sample
- * of the target (no rollups yet).
+ * {@code start} to 30 days before {@code end} (the default retention). {@code /trends} reads
+ * rollups, so its cost grows with the number of 5-minute intervals, and ranges beyond the raw
+ * retention still answer (5-minute rollups are kept 90 days by default). {@code /trends/versions}
+ * uses the analysis engine at its own step, from its cache where warm.
  *
  * <p>Errors: 400 {@code bad_data} for a missing or unknown target/instance, an unknown signal or a
  * malformed time; 405 for methods other than GET; 503 when the store fails.
@@ -133,23 +136,20 @@ public final class TrendsApi {
     if (indicators.isEmpty()) {
       indicators.addAll(DEFAULT_SIGNALS);
     }
-    long step = stepFor(t);
     long began = System.nanoTime();
-    DiagnosisEngine.TargetAnalysis a = engine.analyze(target, t.startMs(), t.endMs(), step);
-    long analyzeMs = (System.nanoTime() - began) / 1_000_000;
-    int from = a.reportFromStep();
     LocalDate endDay = LocalDate.ofInstant(Instant.ofEpochMilli(t.endMs()), ZoneOffset.UTC);
     List<Map<String, Object>> out = new ArrayList<>();
+    Map<Indicator, RollupEvaluator.IntervalValues> values = engine.trend(target, indicators,
+        t.startMs(), t.endMs(), Resolution.FIVE_MINUTES);
     for (Indicator ind : indicators) {
-      double[] v = a.frame().get(ind);
+      RollupEvaluator.IntervalValues v = values.get(ind);
       TreeMap<LocalDate, List<Double>> byDay = new TreeMap<>();
-      if (v != null) {
-        for (int i = from; i < a.frame().steps(); i++) {
-          if (!Double.isNaN(v[i]) && !Double.isInfinite(v[i])) {
-            LocalDate day = LocalDate.ofInstant(Instant.ofEpochMilli(a.frame().timeMs(i)),
-                ZoneOffset.UTC);
-            byDay.computeIfAbsent(day, d -> new ArrayList<>()).add(v[i]);
-          }
+      for (int i = 0; i < v.startsMs().length; i++) {
+        double x = v.values()[i];
+        if (!Double.isNaN(x) && !Double.isInfinite(x)) {
+          LocalDate day = LocalDate.ofInstant(Instant.ofEpochMilli(v.startsMs()[i]),
+              ZoneOffset.UTC);
+          byDay.computeIfAbsent(day, d -> new ArrayList<>()).add(x);
         }
       }
       List<Map<String, Object>> days = new ArrayList<>();
@@ -187,9 +187,10 @@ public final class TrendsApi {
     data.put("id", target.id());
     data.put("start", Instant.ofEpochMilli(t.startMs()).toString());
     data.put("end", Instant.ofEpochMilli(t.endMs()).toString());
-    data.put("step", step / 1000.0);
+    data.put("step", Resolution.FIVE_MINUTES.intervalMs() / 1000.0);
+    data.put("resolution", "5m");
     data.put("targetsMs", lookupMs);
-    data.put("analyzeMs", analyzeMs);
+    data.put("analyzeMs", (System.nanoTime() - began) / 1_000_000);
     data.put("signals", out);
     return data;
   }

@@ -42,6 +42,7 @@ public final class DiagnosisEngine {
   private final TargetDiscovery discovery;
   private final SignalResolver resolver;
   private final FrameCache cache;
+  private final RollupEvaluator rollups;
 
   /**
    * @param store the store to read
@@ -53,6 +54,7 @@ public final class DiagnosisEngine {
   public DiagnosisEngine(TimeSeriesStore store, SignalCatalog catalog, TargetConfig targetConfig,
       AnalysisConfig config, Clock clock) {
     this.store = store;
+    this.rollups = new RollupEvaluator(store);
     this.catalog = catalog;
     this.targetConfig = targetConfig;
     this.config = config;
@@ -110,6 +112,40 @@ public final class DiagnosisEngine {
    */
   public record TargetAnalysis(Target target, Map<Signal, ResolvedSignal> signals,
       IndicatorFrame frame, int reportFromStep, Diagnoser.Result result) {}
+
+  /**
+   * Indicators of a target per rollup interval, from the store's rollups: the long-range trend
+   * path, whose cost grows with the intervals in range rather than the raw samples.
+   *
+   * @param target the target
+   * @param indicators the indicators
+   * @param startMs range start, milliseconds
+   * @param endMs range end, milliseconds, &ge; startMs
+   * @param resolution 5 m or 1 h
+   * @return values per interval by indicator, in the given order; empty values when the target
+   *     has no series for an indicator
+   * @throws StorageException if the store fails
+   */
+  public Map<Indicator, RollupEvaluator.IntervalValues> trend(Target target,
+      List<Indicator> indicators, long startMs, long endMs,
+      io.inferlens.storage.Resolution resolution) throws StorageException {
+    Map<Signal, ResolvedSignal> signals = resolver.resolveAll(store, target, startMs, endMs);
+    Map<Indicator, RollupEvaluator.IntervalValues> out = new java.util.LinkedHashMap<>();
+    for (Indicator indicator : indicators) {
+      RollupEvaluator.IntervalValues v =
+          new RollupEvaluator.IntervalValues(new long[0], new double[0]);
+      for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
+        if (java.util.Arrays.asList(IndicatorEvaluator.indicators(e.getKey()))
+            .contains(indicator)) {
+          v = rollups.evaluate(e.getValue(), indicator, startMs, endMs, resolution);
+          break;
+        }
+      }
+      out.put(indicator, v);
+    }
+    return out;
+  }
+
 
   /**
    * @param target the target

@@ -1,0 +1,202 @@
+package io.inferlens.analysis.diagnose;
+
+import io.inferlens.analysis.catalog.Aggregation;
+import io.inferlens.analysis.catalog.MetricSource;
+import io.inferlens.analysis.catalog.SourceKind;
+import io.inferlens.analysis.promql.HistogramQuantile;
+import io.inferlens.analysis.target.ResolvedSignal;
+import io.inferlens.storage.Matcher;
+import io.inferlens.storage.Resolution;
+import io.inferlens.storage.RollupSeries;
+import io.inferlens.storage.StorageException;
+import io.inferlens.storage.TimeSeriesStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Evaluates one indicator of a resolved signal per rollup interval (5 m or 1 h) from the store's
+ * rollups instead of raw samples, for long-range trends: the cost grows with the number of
+ * intervals, not with the samples they summarize.
+ *
+ * <p>Per interval {@code i} of length {@code d} seconds:
+ *
+ * <ul>
+ *   <li>a counter's increase is its rollup increase plus the step from the previous interval's
+ *       last value to this one's first (reset-aware, {@link RollupSeries#counterIncrease}); a
+ *       rate is that increase / d, as PromQL's {@code rate} over a window of d without
+ *       extrapolation;
+ *   <li>latency quantiles: {@code histogram_quantile(q, sum by (le) (increase per bucket))},
+ *       Prometheus' bucket interpolation ({@link HistogramQuantile#quantile});
+ *   <li>histogram means (tokens per request): sum increase / count increase;
+ *   <li>gauges: each series' mean over the interval (sum / count), combined across series by the
+ *       source's aggregation; ratios: summed numerator means / summed denominator means.
+ * </ul>
+ *
+ * <p>Thread safety: stateless apart from the store, which is thread safe.
+ */
+public final class RollupEvaluator {
+
+  private final TimeSeriesStore store;
+
+  /** @param store the store to read rollups from */
+  public RollupEvaluator(TimeSeriesStore store) {
+    this.store = store;
+  }
+
+  /**
+   * One indicator per rollup interval.
+   *
+   * @param startsMs interval starts in milliseconds, ascending, multiples of the resolution
+   * @param values the indicator in its unit ({@link Indicator#unit()}), NaN where undefined
+   */
+  public record IntervalValues(long[] startsMs, double[] values) {}
+
+  /**
+   * @param rs the signal as resolved for a target
+   * @param ind an indicator this signal feeds
+   * @param startMs range start, milliseconds (the interval holding it is the first)
+   * @param endMs range end, milliseconds, &ge; startMs
+   * @param resolution 5 m or 1 h
+   * @return one value per interval that has data, ascending
+   * @throws StorageException if the store fails
+   */
+  public IntervalValues evaluate(ResolvedSignal rs, Indicator ind, long startMs, long endMs,
+      Resolution resolution) throws StorageException {
+    MetricSource src = rs.source();
+    double seconds = resolution.intervalMs() / 1000.0;
+    // Start one interval early: the first interval's increase needs the previous last value.
+    long readFrom = startMs - resolution.intervalMs();
+    TreeMap<Long, double[]> out = new TreeMap<>();
+    if (src.kind() == SourceKind.HISTOGRAM && ind.isLatency()) {
+      TreeMap<Long, TreeMap<Double, Double>> byLe = new TreeMap<>();
+      for (RollupSeries s : store.selectRollups(rs.selector(src.bucketName()), readFrom, endMs,
+          resolution)) {
+        var le = HistogramQuantile.parseUpperBound(s.labels().get(HistogramQuantile.LE));
+        if (le.isEmpty()) {
+          continue;
+        }
+        forEachIncrease(s, resolution, (t, inc) -> byLe.computeIfAbsent(t, k -> new TreeMap<>())
+            .merge(le.getAsDouble(), inc, Double::sum));
+      }
+      double q = quantileOf(ind);
+      for (Map.Entry<Long, TreeMap<Double, Double>> e : byLe.entrySet()) {
+        List<HistogramQuantile.Bucket> buckets = new ArrayList<>();
+        e.getValue().forEach((le, c) -> buckets.add(new HistogramQuantile.Bucket(le, c)));
+        out.put(e.getKey(), new double[] {HistogramQuantile.quantile(q, buckets)});
+      }
+    } else if (src.kind() == SourceKind.HISTOGRAM) {
+      TreeMap<Long, Double> sum = increases(rs.selector(src.sumName()), readFrom, endMs,
+          resolution);
+      TreeMap<Long, Double> count = increases(rs.selector(src.countName()), readFrom, endMs,
+          resolution);
+      sum.forEach((t, v) -> {
+        Double c = count.get(t);
+        out.put(t, new double[] {c == null || c == 0 ? Double.NaN : v / c});
+      });
+    } else if (src.kind() == SourceKind.COUNTER) {
+      TreeMap<Long, Double> num = increases(rs.matchers(), readFrom, endMs, resolution);
+      if (src.denominators().isEmpty()) {
+        num.forEach((t, v) -> out.put(t, new double[] {v / seconds}));
+      } else {
+        TreeMap<Long, Double> den = new TreeMap<>();
+        for (List<Matcher> sel : rs.denominatorSelectors()) {
+          increases(sel, readFrom, endMs, resolution).forEach((t, v) -> den.merge(t, v,
+              Double::sum));
+        }
+        num.forEach((t, v) -> {
+          Double d = den.get(t);
+          out.put(t, new double[] {d == null || d == 0 ? Double.NaN : v / d});
+        });
+      }
+    } else if (src.kind() == SourceKind.GAUGE_RATIO) {
+      TreeMap<Long, Double> num = means(rs.matchers(), readFrom, endMs, resolution, src,
+          Aggregation.SUM);
+      TreeMap<Long, Double> den = new TreeMap<>();
+      for (List<Matcher> sel : rs.denominatorSelectors()) {
+        means(sel, readFrom, endMs, resolution, src, Aggregation.SUM)
+            .forEach((t, v) -> den.merge(t, v, Double::sum));
+      }
+      num.forEach((t, v) -> {
+        Double d = den.get(t);
+        out.put(t, new double[] {d == null || d == 0 ? Double.NaN : v / d});
+      });
+    } else {
+      means(rs.matchers(), readFrom, endMs, resolution, src, src.aggregation())
+          .forEach((t, v) -> out.put(t, new double[] {v}));
+    }
+    long first = Math.floorDiv(startMs, resolution.intervalMs()) * resolution.intervalMs();
+    var kept = out.subMap(first, true, endMs, true);
+    long[] ts = new long[kept.size()];
+    double[] vs = new double[kept.size()];
+    int i = 0;
+    for (Map.Entry<Long, double[]> e : kept.entrySet()) {
+      ts[i] = e.getKey();
+      vs[i] = e.getValue()[0] * src.scale();
+      i++;
+    }
+    return new IntervalValues(ts, vs);
+  }
+
+  private interface IncreaseVisitor {
+    void accept(long startMs, double increase);
+  }
+
+  /** Visits each interval's counter increase, the step in from the previous interval included. */
+  private static void forEachIncrease(RollupSeries s, Resolution res, IncreaseVisitor v) {
+    for (int i = 0; i < s.size(); i++) {
+      double inc = s.increase()[i];
+      if (i > 0 && s.startsMs()[i - 1] == s.startsMs()[i] - res.intervalMs()) {
+        double step = s.first()[i] - s.last()[i - 1];
+        inc += step >= 0 ? step : s.first()[i];
+      }
+      v.accept(s.startsMs()[i], inc);
+    }
+  }
+
+  private TreeMap<Long, Double> increases(List<Matcher> selector, long from, long to,
+      Resolution res) throws StorageException {
+    TreeMap<Long, Double> out = new TreeMap<>();
+    for (RollupSeries s : store.selectRollups(selector, from, to, res)) {
+      forEachIncrease(s, res, (t, inc) -> out.merge(t, inc, Double::sum));
+    }
+    return out;
+  }
+
+  private TreeMap<Long, Double> means(List<Matcher> selector, long from, long to, Resolution res,
+      MetricSource src, Aggregation agg) throws StorageException {
+    TreeMap<Long, double[]> acc = new TreeMap<>();
+    for (RollupSeries s : store.selectRollups(selector, from, to, res)) {
+      for (int i = 0; i < s.size(); i++) {
+        double mean = s.sum()[i] / s.counts()[i];
+        if (Double.isNaN(mean) || src.ignoredValues().contains(mean)) {
+          continue;
+        }
+        double[] a = acc.computeIfAbsent(s.startsMs()[i], k -> new double[] {Double.NaN, 0});
+        if (Double.isNaN(a[0])) {
+          a[0] = mean;
+        } else if (agg == Aggregation.MAX) {
+          a[0] = Math.max(a[0], mean);
+        } else {
+          a[0] += mean;
+        }
+        a[1]++;
+      }
+    }
+    TreeMap<Long, Double> out = new TreeMap<>();
+    acc.forEach((t, a) -> out.put(t, agg == Aggregation.AVG ? a[0] / a[1] : a[0]));
+    return out;
+  }
+
+  static double quantileOf(Indicator ind) {
+    String k = ind.key();
+    if (k.endsWith("_p50")) {
+      return 0.5;
+    }
+    if (k.endsWith("_p99")) {
+      return 0.99;
+    }
+    return 0.95;
+  }
+}
