@@ -119,7 +119,8 @@ final class ExternalProcesses {
    * Surefire is configured with {@code useManifestOnlyJar=false} so {@code java.class.path}
    * lists every entry.
    */
-  static Process startInferLens(int port, Path dataDir, Path log) throws IOException {
+  static Process startInferLens(int port, Path dataDir, Path log, String... extraArgs)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx512m");
@@ -131,6 +132,7 @@ final class ExternalProcesses {
     cmd.add("127.0.0.1:" + port);
     cmd.add("--data-dir");
     cmd.add(dataDir.toString());
+    cmd.addAll(List.of(extraArgs));
     return new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
   }
