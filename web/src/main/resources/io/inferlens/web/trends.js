@@ -32,7 +32,7 @@ export async function renderTrends(app, parts, stale) {
   app.replaceChildren(
     h('div', { class: 'title-row' }, h('h1', {}, 'Trends · ' + targetName(data.target)),
       h('a', { href: link('/target/' + id, { tab: 'live', range: '24h', from: null, to: null }) }, 'Live charts →')),
-    h('p', { class: 'muted small' }, `Daily P95 (UTC days) of each signal over its ${data.resolution} rollup intervals, ${allDays.length} day(s); server: target lookup ${data.targetsMs} ms, rollups ${data.analyzeMs} ms.`),
+    h('p', { class: 'muted small' }, `Daily P95 (UTC days) of each signal from its ${data.resolution} rollups over ${allDays.length} day(s); server: target lookup ${data.targetsMs} ms, rollups ${data.analyzeMs} ms.`),
     allDays.length ? h('div', { class: 'charts trend-charts' }, lines.map((l, i) =>
       h('section', { class: 'card chart', 'data-chart': 'daily-' + data.signals[i].signal },
         h('h2', {}, 'Daily ' + l.label), boxes[i])))
