@@ -402,7 +402,10 @@ final class DecimalEncoding {
     if (!fits(mant[i], up)) {
       return false;
     }
-    mant[i] *= LONG_POW10[up];
+    // Zero fits any scale; 10^up may not exist as a long (up > 18).
+    if (mant[i] != 0) {
+      mant[i] *= LONG_POW10[up];
+    }
     scale[i] = s;
     return true;
   }

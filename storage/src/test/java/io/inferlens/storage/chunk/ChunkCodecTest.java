@@ -66,6 +66,19 @@ class ChunkCodecTest {
     return (header >>> 3) & 1;
   }
 
+  /**
+   * Zeros next to values with 19 or more decimals: rescaling a zero mantissa to such a scale once
+   * indexed past the table of long powers of ten (found by the store's rollup columns, sums of
+   * small latencies).
+   */
+  @Test
+  void zerosBesideValuesWithManyDecimalsRoundTrip() {
+    long[] t = {0, 15_000, 30_000, 45_000, 60_000};
+    roundTrip(t, bits(0.0, 3e-20, 0.0, 3e-20, 0.0));
+    roundTrip(t, bits(0.0, 1.2345678901234567e-5, 0.0, 0.0, 7e-22));
+    roundTrip(t, bits(-0.0, 0.0, 5e-19, 0.0, 0.0));
+  }
+
   @Test
   void integerCountersOnAJitteredGridUseDecimalAndGrid() {
     SplittableRandom rnd = new SplittableRandom(1);
