@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * estimated retained size ({@link #retainedBytes}: key bytes, the LabelSet, its arrays and its
  * strings counted as if not shared, JVM object headers included) is at most
  * {@link #MAX_ENTRY_BYTES}. So a cache holds at most about {@code slots * (MAX_ENTRY_BYTES + 4)}
- * bytes (compressed references, i.e. heaps under 32 GiB): 32,768 × 2,052 B ≈ 64 MiB with the
- * defaults, whatever the senders send. A typical LLM-serving
- * series (9–14 labels, ~300 key bytes, most strings shared with other series) costs well under
- * 1 KiB.
+ * bytes (compressed references, i.e. heaps under 32 GiB): 32,768 × 4,100 B ≈ 128 MiB with the
+ * defaults, whatever the senders send. A vLLM/DCGM series (8–14 labels, 200–350 key bytes) is
+ * estimated at 1.2–2.1 KiB, and really retains less because most of its strings ({@code job},
+ * {@code instance}, metric names, {@code le} values) are shared with other series.
  *
  * <p>Replacement: each key has two candidate slots (two halves of a 64-bit hash); a miss fills an
  * empty candidate, else overwrites one of the two at random. Under cyclic access (every series
@@ -48,8 +48,11 @@ final class LabelSetCache {
   /** Keys longer than this (in bytes) are never cached: the entry could not fit the budget. */
   static final int MAX_KEY_BYTES = 1024;
 
-  /** Upper bound on the estimated retained size of one entry, in bytes. */
-  static final int MAX_ENTRY_BYTES = 2048;
+  /**
+   * Upper bound on the estimated retained size of one entry, in bytes: about twice what a
+   * vLLM/DCGM series is estimated at, so that every such series fits.
+   */
+  static final int MAX_ENTRY_BYTES = 4096;
 
   private static final VarHandle LONG_LE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -168,7 +171,12 @@ final class LabelSetCache {
    * A conservative estimate of the heap an entry retains, in bytes, for 64-bit JVMs with
    * compressed references (12-byte object headers, 16-byte array headers, 8-byte alignment):
    * the entry, the key array, the LabelSet with its two arrays, and each label string as if it
-   * were shared with nothing else (UTF-16, 2 bytes per char, for the worst case).
+   * were shared with nothing else (1 byte per char when all chars are Latin-1, else 2, as
+   * compact strings store them).
+   *
+   * @param keyLen key length in bytes
+   * @param labels the label set the entry would hold
+   * @return the estimate in bytes
    */
   static long retainedBytes(int keyLen, LabelSet labels) {
     long bytes = align(12 + 8 + 4 + 4) + align(16 + keyLen);
@@ -181,7 +189,14 @@ final class LabelSetCache {
   }
 
   private static long stringBytes(String s) {
-    return align(12 + 4 + 4 + 1 + 1) + align(16 + 2L * s.length());
+    int bytesPerChar = 1;
+    for (int i = 0; i < s.length(); i++) {
+      if (s.charAt(i) > 0xff) {
+        bytesPerChar = 2;
+        break;
+      }
+    }
+    return align(12 + 4 + 4 + 1 + 1) + align(16 + (long) bytesPerChar * s.length());
   }
 
   private static long align(long bytes) {

@@ -88,12 +88,16 @@ class LabelSetCacheTest {
     assertThat(cache.get(longKey, 0, longKey.length, h)).isNull();
 
     // A short key whose label set is large (as the estimate counts it) is refused too.
-    String big = "v".repeat(LabelSetCache.MAX_ENTRY_BYTES / 2);
+    String big = "v".repeat(LabelSetCache.MAX_ENTRY_BYTES);
     LabelSet large = LabelSet.of("__name__", "m", "big", big);
     assertThat(LabelSetCache.retainedBytes(8, large)).isGreaterThan(LabelSetCache.MAX_ENTRY_BYTES);
     byte[] k = "short".getBytes(StandardCharsets.UTF_8);
     assertThat(cache.put(k, 0, k.length, LabelSetCache.hash(k, 0, k.length), large)).isFalse();
     assertThat(LabelSetCache.retainedBytes(300, UP)).isLessThan(LabelSetCache.MAX_ENTRY_BYTES);
+    // Strings beyond Latin-1 take 2 bytes per char (compact strings), and are counted so.
+    assertThat(LabelSetCache.retainedBytes(8, LabelSet.of("__name__", "\u20ac".repeat(100))))
+        .isEqualTo(LabelSetCache.retainedBytes(8, LabelSet.of("__name__", "\u00e9".repeat(100)))
+            + 96); // align(16 + 200) - align(16 + 100)
   }
 
   @Test
