@@ -103,12 +103,30 @@ final class LabelSetCache {
    * @return a 64-bit hash of the bytes, to pass to {@link #get} and {@link #put}
    */
   static long hash(byte[] buf, int off, int len) {
-    long h = 0x9E3779B97F4A7C15L ^ len;
     int i = off;
     int end = off + len;
+    long h;
+    if (len >= 32) {
+      // Four independent lanes (xxHash64's round): keys are ~300 bytes, and one dependent
+      // multiply chain per word was a fifth of the decode time.
+      long h1 = 0x60EA27EEADC0B5D6L;
+      long h2 = 0xC2B2AE3D27D4EB4FL;
+      long h3 = 0;
+      long h4 = 0x61C8864E7A143579L;
+      for (; i + 32 <= end; i += 32) {
+        h1 = round(h1, (long) LONG_LE.get(buf, i));
+        h2 = round(h2, (long) LONG_LE.get(buf, i + 8));
+        h3 = round(h3, (long) LONG_LE.get(buf, i + 16));
+        h4 = round(h4, (long) LONG_LE.get(buf, i + 24));
+      }
+      h = Long.rotateLeft(h1, 1) + Long.rotateLeft(h2, 7) + Long.rotateLeft(h3, 12)
+          + Long.rotateLeft(h4, 18);
+    } else {
+      h = 0x27D4EB2F165667C5L;
+    }
+    h += len;
     for (; i + Long.BYTES <= end; i += Long.BYTES) {
-      long w = (long) LONG_LE.get(buf, i);
-      h = Long.rotateLeft(h ^ (w * 0xC2B2AE3D27D4EB4FL), 31) * 0x9E3779B97F4A7C15L;
+      h = Long.rotateLeft(h ^ round(0, (long) LONG_LE.get(buf, i)), 27) * 0x9E3779B97F4A7C15L;
     }
     long tail = 0;
     for (int shift = 0; i < end; i++, shift += 8) {
@@ -165,6 +183,10 @@ final class LabelSetCache {
     }
     table.setRelease(slot, e);
     return true;
+  }
+
+  private static long round(long acc, long word) {
+    return Long.rotateLeft(acc + word * 0xC2B2AE3D27D4EB4FL, 31) * 0x9E3779B97F4A7C15L;
   }
 
   /**
