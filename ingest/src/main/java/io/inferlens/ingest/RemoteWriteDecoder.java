@@ -7,6 +7,9 @@ import io.inferlens.ingest.IngestException.Kind;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.SeriesWrite;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -88,6 +91,9 @@ public final class RemoteWriteDecoder {
    * up to {@link IngestLimits#maxDecodedBytes()}.
    */
   private static final int MAX_RETAINED_BUFFER_BYTES = 4 << 20;
+
+  private static final VarHandle LONG_LE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   /** Error messages quote at most this many characters of a series' labels. */
   private static final int MAX_SERIES_TEXT_CHARS = 1024;
@@ -258,9 +264,15 @@ public final class RemoteWriteDecoder {
         readLabel(in, bufOffset);
         in.popLimit(limit);
       } else if (tag == TAG_SERIES_SAMPLE) {
-        int limit = in.pushLimit(in.readRawVarint32());
-        readSample(in);
-        in.popLimit(limit);
+        int len = in.readRawVarint32();
+        int at = bufOffset + in.getTotalBytesRead();
+        if (!readCanonicalSample(len, in.getBytesUntilLimit(), at)) {
+          int limit = in.pushLimit(len);
+          readSample(in);
+          in.popLimit(limit);
+        } else {
+          in.skipRawBytes(len);
+        }
       } else if (tag == TAG_SERIES_HISTOGRAM) {
         histogramCount++;
         in.skipField(tag);
@@ -362,6 +374,52 @@ public final class RemoteWriteDecoder {
     }
     in.skipRawBytes(len);
     return s;
+  }
+
+  /**
+   * Reads a Sample in the form every sender writes it, value field then timestamp field, each
+   * once ({@code 09} 8 bytes {@code 10} varint), straight from {@link #buf}; any other form
+   * (absent or repeated fields, unknown fields, other order, bad framing) returns false and is
+   * left to {@link #readSample}, which reads the same bytes to the same result or fails as before.
+   *
+   * @param len the Sample's declared length in bytes
+   * @param available bytes left in the enclosing TimeSeries
+   * @param p index in {@link #buf} of the Sample's first byte
+   * @return whether the sample was read
+   */
+  private boolean readCanonicalSample(int len, int available, int p) {
+    // 1 + 8 + 1 + (1..10): the timestamp varint ends exactly at the end of the message.
+    if (len < 11 || len > 20 || len > available || buf[p] != TAG_SAMPLE_VALUE
+        || buf[p + 9] != TAG_SAMPLE_TIMESTAMP) {
+      return false;
+    }
+    int q = p + 10;
+    int end = p + len;
+    long ts = 0;
+    for (int shift = 0; ; shift += 7) {
+      if (q >= end) {
+        return false;
+      }
+      byte b = buf[q++];
+      ts |= (long) (b & 0x7f) << shift; // the 10th byte contributes bit 63 only, as in protobuf
+      if (b >= 0) {
+        break;
+      }
+      if (shift == 63) {
+        return false; // an 11-byte varint: malformed, let protobuf say so
+      }
+    }
+    if (q != end) {
+      return false;
+    }
+    if (sampleCount == timestampsMs.length) {
+      timestampsMs = Arrays.copyOf(timestampsMs, sampleCount * 2);
+      valueBits = Arrays.copyOf(valueBits, sampleCount * 2);
+    }
+    timestampsMs[sampleCount] = ts;
+    valueBits[sampleCount] = (long) LONG_LE.get(buf, p + 1); // raw IEEE-754 bits
+    sampleCount++;
+    return true;
   }
 
   private void readSample(CodedInputStream in) throws IOException {

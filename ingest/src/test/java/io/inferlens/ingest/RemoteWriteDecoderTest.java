@@ -253,6 +253,54 @@ class RemoteWriteDecoderTest {
     assertThat(d.samplesAccepted()).isEqualTo(100);
   }
 
+  static Stream<Arguments> sampleEncodings() {
+    byte[] value = {0x09, 1, 2, 3, 4, 5, 6, 7, (byte) 0xf0}; // field 1, raw bits 0xf007..0201
+    byte[] ts = {0x10, (byte) 0x80, (byte) 0xf0, (byte) 0xa2, (byte) 0xe2, (byte) 0xab, 0x33};
+    byte[] maxVarint = {0x10, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff,
+        (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01}; // 10 bytes: -1
+    byte[] tooLongVarint = {0x10, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff,
+        (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0x81, 0x01};
+    return Stream.of(
+        Arguments.of("value then timestamp", concat(value, ts)),
+        Arguments.of("timestamp then value", concat(ts, value)),
+        Arguments.of("value twice, the last wins", concat(value, ts, new byte[] {0x09, 0, 0, 0, 0,
+            0, 0, (byte) 0xf8, 0x7f})),
+        Arguments.of("timestamp twice", concat(value, new byte[] {0x10, 0x05}, ts)),
+        Arguments.of("no value", ts),
+        Arguments.of("no timestamp", value),
+        Arguments.of("10-byte timestamp varint", concat(value, maxVarint)),
+        Arguments.of("11-byte timestamp varint", concat(value, tooLongVarint)),
+        Arguments.of("truncated timestamp varint", concat(value, new byte[] {0x10, (byte) 0x80})),
+        Arguments.of("non-minimal timestamp varint", concat(value, new byte[] {0x10,
+            (byte) 0x85, (byte) 0x80, 0x00})),
+        Arguments.of("unknown field after", concat(value, ts, new byte[] {0x18, 0x01})));
+  }
+
+  /** The decoder reads every Sample encoding as protobuf does, or fails where protobuf fails. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void sampleEncodings(String name, byte[] sampleBytes) throws Exception {
+    byte[] body = asField(1, concat(label("__name__", "m"), asField(2, sampleBytes)));
+    Types.Sample expected;
+    try {
+      expected = Types.Sample.parseFrom(sampleBytes);
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      IngestException x = catchThrowableOfType(IngestException.class,
+          () -> decoder.decode(body, 0, body.length));
+      assertThat(x).as("protobuf refuses it: %s", e.getMessage()).isNotNull();
+      assertThat(x.kind()).isEqualTo(Kind.BAD_REQUEST);
+      return;
+    }
+    RemoteWriteDecoder lenient = new RemoteWriteDecoder(new IngestLimits(
+        IngestLimits.DEFAULT_MAX_DECODED_BYTES, Long.MAX_VALUE, Long.MAX_VALUE, Requests.CLOCK));
+    DecodedWrite d = lenient.decode(body, 0, body.length);
+    assertThat(d.hasErrors()).as(d.firstError()).isFalse();
+    SeriesWrite w = d.valid().get(0);
+    assertThat(w.count()).isEqualTo(1);
+    assertThat(w.timestampsMs()[0]).isEqualTo(expected.getTimestamp());
+    assertThat(w.valueBits()[0]).isEqualTo(Double.doubleToRawLongBits(expected.getValue()));
+  }
+
   /** Requests whose label bytes repeat with other samples, other fields or invalid twists. */
   static Stream<Arguments> cachedLabelSetsDecodeAsWithoutCache() {
     byte[] run = concat(label("__name__", "m"), label("job", "x"));
