@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * strings counted as if not shared, JVM object headers included) is at most
  * {@link #MAX_ENTRY_BYTES}. So a cache holds at most about {@code slots * (MAX_ENTRY_BYTES + 4)}
  * bytes (compressed references, i.e. heaps under 32 GiB): 32,768 × 4,100 B ≈ 128 MiB with the
- * defaults, whatever the senders send. A vLLM/DCGM series (8–14 labels, 200–350 key bytes) is
- * estimated at 1.2–2.1 KiB, and really retains less because most of its strings ({@code job},
- * {@code instance}, metric names, {@code le} values) are shared with other series.
+ * defaults, whatever the senders send. The series of the vLLM/DCGM benchmark request (8–14
+ * labels) are estimated at 1.0–2.2 KiB and really retain less, because most of their strings
+ * ({@code job}, {@code instance}, metric names, {@code le} values) are shared with other series.
  *
  * <p>Replacement: each key has two candidate slots (two halves of a 64-bit hash); a miss fills an
  * empty candidate, else overwrites one of the two at random. Under cyclic access (every series

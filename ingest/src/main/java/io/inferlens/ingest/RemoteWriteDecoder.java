@@ -287,6 +287,11 @@ public final class RemoteWriteDecoder {
    * TimeSeries at {@code start}. The run stops before anything else, including a label field
    * whose length is not a well-formed varint of at most 4 bytes or runs past {@code end}: such
    * bytes are left to the full decode, which fails on them as it always did.
+   *
+   * @param b the decompressed request
+   * @param start index of the TimeSeries' first byte
+   * @param end index just past the TimeSeries' last byte
+   * @return the run's length in bytes, 0 when the TimeSeries does not start with a label field
    */
   static int labelRunLength(byte[] b, int start, int end) {
     int p = start;
