@@ -7,6 +7,9 @@ import io.inferlens.ingest.IngestException.Kind;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.SeriesWrite;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,10 +60,17 @@ import java.util.Map;
  * framing) fails the whole request with {@link Kind#BAD_REQUEST} naming the byte offset; a label
  * that is not valid UTF-8 rejects only its series.
  *
+ * <p>Series seen before: the raw bytes of a series' leading run of label fields are looked up in
+ * a {@link LabelSetCache}; on a hit (full byte comparison) the cached label set, built and
+ * validated from the same bytes earlier, is used as is, and the labels are not decoded, sorted
+ * or checked again. Only label sets that passed every rule above are cached, so the cache never
+ * changes which series are accepted or the messages of rejected ones.
+ *
  * <p>Thread safety: <b>not thread safe</b>. An instance reuses growable flat arrays (label
  * scratch, sample scratch, decompression buffer) and a label string cache between calls; use one
- * instance per thread. Results never refer to these buffers: {@link DecodedWrite} owns its label
- * sets and sample arrays.
+ * instance per thread. The {@link LabelSetCache} may be shared between instances (it is thread
+ * safe). Results never refer to these buffers: {@link DecodedWrite} owns its sample arrays, and
+ * its label sets are immutable (possibly shared with other results through the cache).
  */
 public final class RemoteWriteDecoder {
 
@@ -82,11 +92,15 @@ public final class RemoteWriteDecoder {
    */
   private static final int MAX_RETAINED_BUFFER_BYTES = 4 << 20;
 
+  private static final VarHandle LONG_LE =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
   /** Error messages quote at most this many characters of a series' labels. */
   private static final int MAX_SERIES_TEXT_CHARS = 1024;
 
   private final IngestLimits limits;
   private final LabelStringCache strings = new LabelStringCache();
+  private final LabelSetCache labelSets;
 
   // Per-series scratch, reset at the start of every TimeSeries.
   private String[] names = new String[16];
@@ -97,6 +111,14 @@ public final class RemoteWriteDecoder {
   private long[] valueBits = new long[16];
   private int sampleCount;
   private int histogramCount;
+  /** The leading run of label fields of the current series: buffer index and length in bytes. */
+  private int runStart;
+  private int runLen;
+  private long runHash;
+  /** Whether the run is the series' whole label set and short enough to be a cache key. */
+  private boolean runCacheable;
+  /** The cache hit of the current series; its labels are then not in {@link #names}. */
+  private LabelSet cachedLabels;
 
   private byte[] decompressed = new byte[64 << 10];
 
@@ -114,9 +136,25 @@ public final class RemoteWriteDecoder {
   private Map<String, Long> rejected;
   private int metadataCount;
 
-  /** @param limits decoded size cap, timestamp window and clock */
+  /**
+   * A decoder with its own {@link LabelSetCache} of {@link LabelSetCache#DEFAULT_SLOTS} slots
+   * (up to ~128 MiB once full, see there); servers share one cache through
+   * {@link RemoteWriteHandler} instead.
+   *
+   * @param limits decoded size cap, timestamp window and clock
+   */
   public RemoteWriteDecoder(IngestLimits limits) {
+    this(limits, new LabelSetCache());
+  }
+
+  /**
+   * @param limits decoded size cap, timestamp window and clock
+   * @param labelSets the cache of validated label sets by raw label bytes; may be shared with
+   *     other decoders
+   */
+  RemoteWriteDecoder(IngestLimits limits, LabelSetCache labelSets) {
     this.limits = limits;
+    this.labelSets = labelSets;
   }
 
   /**
@@ -200,18 +238,41 @@ public final class RemoteWriteDecoder {
     invalidUtf8 = false;
     sampleCount = 0;
     histogramCount = 0;
+    cachedLabels = null;
+    runStart = bufOffset + in.getTotalBytesRead();
+    runLen = labelRunLength(buf, runStart, runStart + in.getBytesUntilLimit());
+    runCacheable = runLen > 0 && runLen <= LabelSetCache.MAX_KEY_BYTES;
+    if (runCacheable) {
+      runHash = LabelSetCache.hash(buf, runStart, runLen);
+      cachedLabels = labelSets.get(buf, runStart, runLen, runHash);
+      if (cachedLabels != null) {
+        in.skipRawBytes(runLen); // exactly the bytes the label loop below would have consumed
+      }
+    }
+    int runEnd = runStart + runLen;
     while (true) {
       int tag = in.readTag();
       if (tag == 0) {
         return;
       } else if (tag == TAG_SERIES_LABEL) {
+        if (bufOffset + in.getTotalBytesRead() > runEnd) {
+          // A label after other fields: the run is not the whole label set, decode it all.
+          runCacheable = false;
+          materializeLabels();
+        }
         int limit = in.pushLimit(in.readRawVarint32());
-        readLabel(in);
+        readLabel(in, bufOffset);
         in.popLimit(limit);
       } else if (tag == TAG_SERIES_SAMPLE) {
-        int limit = in.pushLimit(in.readRawVarint32());
-        readSample(in);
-        in.popLimit(limit);
+        int len = in.readRawVarint32();
+        int at = bufOffset + in.getTotalBytesRead();
+        if (!readCanonicalSample(len, in.getBytesUntilLimit(), at)) {
+          int limit = in.pushLimit(len);
+          readSample(in);
+          in.popLimit(limit);
+        } else {
+          in.skipRawBytes(len);
+        }
       } else if (tag == TAG_SERIES_HISTOGRAM) {
         histogramCount++;
         in.skipField(tag);
@@ -221,7 +282,63 @@ public final class RemoteWriteDecoder {
     }
   }
 
-  private void readLabel(CodedInputStream in) throws IOException {
+  /**
+   * Length in bytes of the run of label fields (tag byte 0x0a, length, body) that starts the
+   * TimeSeries at {@code start}. The run stops before anything else, including a label field
+   * whose length is not a well-formed varint of at most 4 bytes or runs past {@code end}: such
+   * bytes are left to the full decode, which fails on them as it always did.
+   *
+   * @param b the decompressed request
+   * @param start index of the TimeSeries' first byte
+   * @param end index just past the TimeSeries' last byte
+   * @return the run's length in bytes, 0 when the TimeSeries does not start with a label field
+   */
+  static int labelRunLength(byte[] b, int start, int end) {
+    int p = start;
+    while (p < end && b[p] == (byte) TAG_SERIES_LABEL) {
+      int q = p + 1;
+      int len = 0;
+      for (int shift = 0; ; shift += 7) {
+        if (q >= end || shift > 21) {
+          return p - start;
+        }
+        int c = b[q++];
+        len |= (c & 0x7f) << shift;
+        if (c >= 0) {
+          break;
+        }
+      }
+      if (len > end - q) {
+        return p - start;
+      }
+      p = q + len;
+    }
+    return p - start;
+  }
+
+  /**
+   * After a cache hit, decodes the run's labels into {@link #names}/{@link #values} after all:
+   * for the text of a rejected series, or when more labels follow the run.
+   */
+  private void materializeLabels() {
+    if (cachedLabels == null) {
+      return;
+    }
+    cachedLabels = null;
+    CodedInputStream run = CodedInputStream.newInstance(buf, runStart, runLen);
+    try {
+      while (run.readTag() != 0) { // every tag in the run is TAG_SERIES_LABEL
+        int limit = run.pushLimit(run.readRawVarint32());
+        readLabel(run, runStart);
+        run.popLimit(limit);
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("bug: cached label bytes do not decode again", e);
+    }
+  }
+
+  /** @param base the index in {@link #buf} of the first byte of {@code in} */
+  private void readLabel(CodedInputStream in, int base) throws IOException {
     String name = "";
     String value = "";
     while (true) {
@@ -229,9 +346,9 @@ public final class RemoteWriteDecoder {
       if (tag == 0) {
         break;
       } else if (tag == TAG_LABEL_NAME) {
-        name = readString(in);
+        name = readString(in, base);
       } else if (tag == TAG_LABEL_VALUE) {
-        value = readString(in);
+        value = readString(in, base);
       } else {
         in.skipField(tag);
       }
@@ -246,13 +363,13 @@ public final class RemoteWriteDecoder {
     labelCount++;
   }
 
-  private String readString(CodedInputStream in) throws IOException {
+  private String readString(CodedInputStream in, int base) throws IOException {
     int len = in.readRawVarint32();
     if (len < 0 || len > in.getBytesUntilLimit()) {
       throw new InvalidProtocolBufferException(
           "string length " + len + " runs past the end of its message");
     }
-    int pos = bufOffset + in.getTotalBytesRead();
+    int pos = base + in.getTotalBytesRead();
     String s = strings.get(buf, pos, len);
     if (s == null) {
       // The framing is intact, so only this series is bad: keep a readable form (U+FFFD for the
@@ -262,6 +379,52 @@ public final class RemoteWriteDecoder {
     }
     in.skipRawBytes(len);
     return s;
+  }
+
+  /**
+   * Reads a Sample in the form every sender writes it, value field then timestamp field, each
+   * once ({@code 09} 8 bytes {@code 10} varint), straight from {@link #buf}; any other form
+   * (absent or repeated fields, unknown fields, other order, bad framing) returns false and is
+   * left to {@link #readSample}, which reads the same bytes to the same result or fails as before.
+   *
+   * @param len the Sample's declared length in bytes
+   * @param available bytes left in the enclosing TimeSeries
+   * @param p index in {@link #buf} of the Sample's first byte
+   * @return whether the sample was read
+   */
+  private boolean readCanonicalSample(int len, int available, int p) {
+    // 1 + 8 + 1 + (1..10): the timestamp varint ends exactly at the end of the message.
+    if (len < 11 || len > 20 || len > available || buf[p] != TAG_SAMPLE_VALUE
+        || buf[p + 9] != TAG_SAMPLE_TIMESTAMP) {
+      return false;
+    }
+    int q = p + 10;
+    int end = p + len;
+    long ts = 0;
+    for (int shift = 0; ; shift += 7) {
+      if (q >= end) {
+        return false;
+      }
+      byte b = buf[q++];
+      ts |= (long) (b & 0x7f) << shift; // the 10th byte contributes bit 63 only, as in protobuf
+      if (b >= 0) {
+        break;
+      }
+      if (shift == 63) {
+        return false; // an 11-byte varint: malformed, let protobuf say so
+      }
+    }
+    if (q != end) {
+      return false;
+    }
+    if (sampleCount == timestampsMs.length) {
+      timestampsMs = Arrays.copyOf(timestampsMs, sampleCount * 2);
+      valueBits = Arrays.copyOf(valueBits, sampleCount * 2);
+    }
+    timestampsMs[sampleCount] = ts;
+    valueBits[sampleCount] = (long) LONG_LE.get(buf, p + 1); // raw IEEE-754 bits
+    sampleCount++;
+    return true;
   }
 
   private void readSample(CodedInputStream in) throws IOException {
@@ -294,8 +457,8 @@ public final class RemoteWriteDecoder {
     if (sampleCount == 0 && histogramCount == 0) {
       return;
     }
-    String error = checkLabels();
-    if (error != null) {
+    LabelSet labels = cachedLabels; // valid by construction: only valid sets are cached
+    if (labels == null && checkLabels() != null) {
       return;
     }
     if (histogramCount > 0) {
@@ -324,13 +487,17 @@ public final class RemoteWriteDecoder {
         return;
       }
     }
-    LabelSet labels;
-    try {
-      labels = LabelSet.of(Arrays.asList(names).subList(0, labelCount),
-          Arrays.asList(values).subList(0, labelCount));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalStateException(
-          "bug: labels passed validation but LabelSet refused them: " + e.getMessage(), e);
+    if (labels == null) {
+      try {
+        labels = LabelSet.of(Arrays.asList(names).subList(0, labelCount),
+            Arrays.asList(values).subList(0, labelCount));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException(
+            "bug: labels passed validation but LabelSet refused them: " + e.getMessage(), e);
+      }
+      if (runCacheable) {
+        labelSets.put(buf, runStart, runLen, runHash, labels);
+      }
     }
     valid.add(new SeriesWrite(labels, Arrays.copyOf(timestampsMs, sampleCount),
         Arrays.copyOf(valueBits, sampleCount), sampleCount));
@@ -388,6 +555,7 @@ public final class RemoteWriteDecoder {
 
   /** The labels as sent (before canonicalisation), PromQL style, capped in length. */
   private String seriesText() {
+    materializeLabels();
     StringBuilder sb = new StringBuilder("{");
     for (int i = 0; i < labelCount && sb.length() < MAX_SERIES_TEXT_CHARS; i++) {
       if (i > 0) {

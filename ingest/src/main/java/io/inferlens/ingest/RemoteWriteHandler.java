@@ -21,7 +21,9 @@ import java.util.Objects;
  * <p>Thread safety: thread safe. Decoders are not, so each thread gets its own through a
  * {@link ThreadLocal}: requests run on a bounded blocking-task pool, so the number of decoders is
  * bounded by the pool size, and each retains at most a 4 MiB decompression buffer and a ~1.5 MiB
- * label string cache. A pool would add contention and hand-back bugs for no gain here.
+ * label string cache. A pool would add contention and hand-back bugs for no gain here. All
+ * decoders share one thread-safe {@link LabelSetCache} (at most ~128 MiB, see there), so a series
+ * is cached once whichever thread decodes it next.
  */
 public final class RemoteWriteHandler {
 
@@ -35,7 +37,8 @@ public final class RemoteWriteHandler {
   public RemoteWriteHandler(SampleAppender appender, IngestLimits limits) {
     this.appender = Objects.requireNonNull(appender, "appender");
     Objects.requireNonNull(limits, "limits");
-    this.decoders = ThreadLocal.withInitial(() -> new RemoteWriteDecoder(limits));
+    LabelSetCache labelSets = new LabelSetCache();
+    this.decoders = ThreadLocal.withInitial(() -> new RemoteWriteDecoder(limits, labelSets));
   }
 
   /**

@@ -17,6 +17,7 @@ import io.inferlens.proto.prometheus.Types;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.SeriesWrite;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -250,6 +251,154 @@ class RemoteWriteDecoderTest {
     assertThat(d.valid().get(0).labels().size()).isEqualTo(41);
     assertThat(d.valid().get(0).count()).isEqualTo(100);
     assertThat(d.samplesAccepted()).isEqualTo(100);
+  }
+
+  static Stream<Arguments> sampleEncodings() {
+    byte[] value = {0x09, 1, 2, 3, 4, 5, 6, 7, (byte) 0xf0}; // field 1, raw bits 0xf007..0201
+    byte[] ts = {0x10, (byte) 0x80, (byte) 0xf0, (byte) 0xa2, (byte) 0xe2, (byte) 0xab, 0x33};
+    byte[] maxVarint = {0x10, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff,
+        (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01}; // 10 bytes: -1
+    byte[] tooLongVarint = {0x10, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff,
+        (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0x81, 0x01};
+    return Stream.of(
+        Arguments.of("value then timestamp", concat(value, ts)),
+        Arguments.of("timestamp then value", concat(ts, value)),
+        Arguments.of("value twice, the last wins", concat(value, ts, new byte[] {0x09, 0, 0, 0, 0,
+            0, 0, (byte) 0xf8, 0x7f})),
+        Arguments.of("timestamp twice", concat(value, new byte[] {0x10, 0x05}, ts)),
+        Arguments.of("no value", ts),
+        Arguments.of("no timestamp", value),
+        Arguments.of("10-byte timestamp varint", concat(value, maxVarint)),
+        Arguments.of("11-byte timestamp varint", concat(value, tooLongVarint)),
+        Arguments.of("truncated timestamp varint", concat(value, new byte[] {0x10, (byte) 0x80})),
+        Arguments.of("non-minimal timestamp varint", concat(value, new byte[] {0x10,
+            (byte) 0x85, (byte) 0x80, 0x00})),
+        Arguments.of("unknown field after", concat(value, ts, new byte[] {0x18, 0x01})));
+  }
+
+  /** The decoder reads every Sample encoding as protobuf does, or fails where protobuf fails. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void sampleEncodings(String name, byte[] sampleBytes) throws Exception {
+    byte[] body = asField(1, concat(label("__name__", "m"), asField(2, sampleBytes)));
+    Types.Sample expected;
+    try {
+      expected = Types.Sample.parseFrom(sampleBytes);
+    } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      IngestException x = catchThrowableOfType(IngestException.class,
+          () -> decoder.decode(body, 0, body.length));
+      assertThat(x).as("protobuf refuses it: %s", e.getMessage()).isNotNull();
+      assertThat(x.kind()).isEqualTo(Kind.BAD_REQUEST);
+      return;
+    }
+    RemoteWriteDecoder lenient = new RemoteWriteDecoder(new IngestLimits(
+        IngestLimits.DEFAULT_MAX_DECODED_BYTES, Long.MAX_VALUE, Long.MAX_VALUE, Requests.CLOCK));
+    DecodedWrite d = lenient.decode(body, 0, body.length);
+    assertThat(d.hasErrors()).as(d.firstError()).isFalse();
+    SeriesWrite w = d.valid().get(0);
+    assertThat(w.count()).isEqualTo(1);
+    assertThat(w.timestampsMs()[0]).isEqualTo(expected.getTimestamp());
+    assertThat(w.valueBits()[0]).isEqualTo(Double.doubleToRawLongBits(expected.getValue()));
+  }
+
+  /** Requests whose label bytes repeat with other samples, other fields or invalid twists. */
+  static Stream<Arguments> cachedLabelSetsDecodeAsWithoutCache() {
+    byte[] run = concat(label("__name__", "m"), label("job", "x"));
+    byte[] s1 = sample(NOW_MS, 1).toByteArray();
+    byte[] old = sample(0, 1).toByteArray();
+    byte[] hist = Types.Histogram.newBuilder().setCountInt(1).setTimestamp(NOW_MS).build()
+        .toByteArray();
+    byte[] badUtf8 = concat(label("__name__", "m"),
+        asField(1, concat(asField(1, "job".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+            asField(2, new byte[] {'x', (byte) 0xc3}))));
+    byte[] nonMinimalLength = concat(label("__name__", "m"),
+        new byte[] {0x0a, (byte) 0x88, 0x00}, // label field, length 8 in a 2-byte varint
+        Arrays.copyOfRange(label("job", "x"), 2, 10));
+    return Stream.of(
+        Arguments.of("same labels, later sample", List.of(
+            rawSeries(run, s1), rawSeries(run, sample(NOW_MS - 15_000, 2).toByteArray()))),
+        Arguments.of("cached labels, then too old",
+            List.of(rawSeries(run, s1), rawSeries(run, old))),
+        Arguments.of("cached labels, then a native histogram", List.of(
+            rawSeries(run, s1), concat(rawSeries(run, new byte[0]), asField(4, hist)))),
+        Arguments.of("cached labels, then a label after the sample", List.of(
+            rawSeries(run, s1), concat(rawSeries(run, s1), label("zone", "a")))),
+        Arguments.of("cached labels, then a duplicate name after the sample", List.of(
+            rawSeries(run, s1), concat(rawSeries(run, s1), label("job", "y")))),
+        Arguments.of("cached labels, then a duplicate name inside the run", List.of(
+            rawSeries(run, s1), rawSeries(concat(run, label("job", "y")), s1))),
+        Arguments.of("cached labels, then an empty name", List.of(
+            rawSeries(run, s1), rawSeries(concat(run, label("", "y")), s1))),
+        Arguments.of("cached labels, then invalid UTF-8 in a value", List.of(
+            rawSeries(run, s1), rawSeries(badUtf8, s1))),
+        Arguments.of("cached labels, then the same labels with another length encoding",
+            List.of(rawSeries(run, s1), rawSeries(nonMinimalLength, s1))),
+        Arguments.of("invalid labels seen twice", List.of(
+            rawSeries(concat(run, label("job", "y")), s1),
+            rawSeries(concat(run, label("job", "y")), s1))),
+        Arguments.of("labels in two runs", List.of(
+            concat(rawSeries(label("__name__", "m"), s1), label("job", "x")),
+            concat(rawSeries(label("__name__", "m"), s1), label("job", "x")))),
+        Arguments.of("labels in two runs, then only the first run", List.of(
+            concat(rawSeries(label("__name__", "m"), s1), label("job", "x")),
+            rawSeries(label("__name__", "m"), s1))));
+  }
+
+  /**
+   * Every series decodes to the same labels, samples and errors whether the label set cache is
+   * empty or already holds the labels of every series in the test (a shared cache that two
+   * decoders filled, as the handler's threads do).
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource
+  void cachedLabelSetsDecodeAsWithoutCache(String name, List<byte[]> seriesBytes)
+      throws Exception {
+    LabelSetCache shared = new LabelSetCache(64);
+    RemoteWriteDecoder warmer = new RemoteWriteDecoder(LIMITS, shared);
+    RemoteWriteDecoder warm = new RemoteWriteDecoder(LIMITS, shared);
+    for (byte[] series : seriesBytes) {
+      warmer.decodeSnappy(snappy(asField(1, series)));
+    }
+    for (int i = 0; i < seriesBytes.size(); i++) {
+      byte[] body = snappy(asField(1, seriesBytes.get(i)));
+      DecodedWrite cold = new RemoteWriteDecoder(LIMITS, new LabelSetCache(64)).decodeSnappy(body);
+      DecodedWrite hot = warm.decodeSnappy(body);
+      assertThat(summary(hot)).as("series %d", i).isEqualTo(summary(cold));
+    }
+  }
+
+  @Test
+  void aSeriesSeenBeforeReusesItsLabelSet() throws Exception {
+    LabelSetCache shared = new LabelSetCache(64);
+    byte[] body = snappy(request(series("job", "x", "__name__", "m", "a", "")
+        .addSamples(sample(NOW_MS, 1))));
+    DecodedWrite first = new RemoteWriteDecoder(LIMITS, shared).decodeSnappy(body);
+    DecodedWrite second = new RemoteWriteDecoder(LIMITS, shared).decodeSnappy(body);
+    LabelSet labels = first.valid().get(0).labels();
+    assertThat(labels).isEqualTo(LabelSet.of("__name__", "m", "job", "x"));
+    assertThat(second.valid().get(0).labels()).isSameAs(labels);
+  }
+
+  private static byte[] label(String name, String value) {
+    return asField(1, Types.Label.newBuilder().setName(name).setValue(value).build()
+        .toByteArray());
+  }
+
+  /** @return a TimeSeries: the given label fields, then one sample field unless empty */
+  private static byte[] rawSeries(byte[] labelFields, byte[] sample) {
+    return sample.length == 0 ? labelFields : concat(labelFields, asField(2, sample));
+  }
+
+  private static String summary(DecodedWrite d) {
+    StringBuilder sb = new StringBuilder();
+    for (SeriesWrite w : d.valid()) {
+      sb.append(w.labels()).append(' ')
+          .append(Arrays.toString(Arrays.copyOf(w.timestampsMs(), w.count())))
+          .append(Arrays.toString(Arrays.copyOf(w.valueBits(), w.count()))).append('\n');
+    }
+    return sb.append(d.firstError()).append(' ').append(d.seriesRejected()).append(' ')
+        .append(d.seriesCount()).append(' ').append(d.samplesAccepted()).append(' ')
+        .append(d.rejectedByReason()).toString();
   }
 
   private static byte[] concat(byte[]... parts) {

@@ -64,6 +64,25 @@ class RemoteWriteHandlerTest {
   private final RemoteWriteHandler handler = new RemoteWriteHandler(appender, LIMITS);
 
   @Test
+  void decoderThreadsShareOneLabelSetCache() throws Exception {
+    byte[] body = snappy(request(series("__name__", "up", "job", "a")
+        .addSamples(sample(NOW_MS, 1))));
+    handler.handle(CT, "snappy", body);
+    Thread other = new Thread(() -> {
+      try {
+        handler.handle(CT, "snappy", body);
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    other.start();
+    other.join();
+    assertThat(appender.appended).hasSize(2);
+    // The other thread's decoder found the label set this thread's decoder built.
+    assertThat(appender.appended.get(1).labels()).isSameAs(appender.appended.get(0).labels());
+  }
+
+  @Test
   void validRequestIsAppendedAndOk() throws Exception {
     WriteOutcome o = handler.handle(CT, "snappy", snappy(request(
         series("__name__", "up", "job", "a").addSamples(sample(NOW_MS, 1)),
