@@ -138,7 +138,7 @@ public final class RemoteWriteDecoder {
 
   /**
    * A decoder with its own {@link LabelSetCache} of {@link LabelSetCache#DEFAULT_SLOTS} slots
-   * (up to ~128 MiB once full, see there); servers share one cache through
+   * (bounded, see there); servers share one cache through
    * {@link RemoteWriteHandler} instead.
    *
    * @param limits decoded size cap, timestamp window and clock

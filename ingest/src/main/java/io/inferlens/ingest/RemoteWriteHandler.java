@@ -22,7 +22,7 @@ import java.util.Objects;
  * {@link ThreadLocal}: requests run on a bounded blocking-task pool, so the number of decoders is
  * bounded by the pool size, and each retains at most a 4 MiB decompression buffer and a ~1.5 MiB
  * label string cache. A pool would add contention and hand-back bugs for no gain here. All
- * decoders share one thread-safe {@link LabelSetCache} (at most ~128 MiB, see there), so a series
+ * decoders share one thread-safe {@link LabelSetCache} (bounded, see there), so a series
  * is cached once whichever thread decodes it next.
  */
 public final class RemoteWriteHandler {
