@@ -141,11 +141,13 @@ public final class Main implements Runnable {
             + "default thresholds (default: ${DEFAULT-VALUE}).")
     String baselineMinHistory;
 
-    @Option(names = "--analysis-warmup", defaultValue = "true", negatable = true,
+    // Named by its negative form: picocli gives "--no-X" the value false only when the option
+    // is declared as "--no-X" with a true default (declared as "--X", "--no-X" gave true).
+    @Option(names = "--no-analysis-warmup", defaultValue = "true", negatable = true,
         description = "Evaluate the last 30 days of every target every 5 minutes so diagnoses and "
             + "30-day trends answer from cache; --no-analysis-warmup for store-only benchmarks "
             + "(default: ${DEFAULT-VALUE}).")
-    boolean analysisWarmup;
+    boolean analysisWarmup = true;
 
     @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
         paramLabel = "LABEL",
@@ -164,36 +166,47 @@ public final class Main implements Runnable {
             + "its host) instead of by instance host. Repeatable.")
     java.util.Map<String, String> consumerGroups = new java.util.LinkedHashMap<>();
 
+    /**
+     * Builds the server configuration from the parsed options.
+     *
+     * @return the validated configuration
+     * @throws IllegalArgumentException naming the offending option
+     */
+    ServerConfig config() {
+      java.util.Map<io.inferlens.analysis.diagnose.Indicator, Double> sloMap =
+          new java.util.EnumMap<>(io.inferlens.analysis.diagnose.Indicator.class);
+      for (java.util.Map.Entry<String, String> e : slos.entrySet()) {
+        sloMap.put(AnalysisApi.indicator(e.getKey()), parseValue(e.getKey(), e.getValue()));
+      }
+      io.inferlens.analysis.diagnose.AnalysisConfig analysis =
+          io.inferlens.analysis.diagnose.AnalysisConfig.defaults()
+              .withTiming(Units.parseDurationMs(evalStep), Units.parseDurationMs(rateWindow),
+                  Units.parseDurationMs(forDuration), Units.parseDurationMs(baselineMinHistory),
+                  io.inferlens.analysis.diagnose.AnalysisConfig.defaults().baselineBlockMs())
+              .withSlos(sloMap);
+      ServerConfig config = new ServerConfig(ServerConfig.parseListen(listen), dataDir,
+          Units.parseDurationMs(retention), Units.parseBytes(maxRequestBytes),
+          Units.parseDurationMs(maxFuture), walSync, analysis, catalog,
+          io.inferlens.analysis.target.TargetConfig.defaults()
+              .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
+              .withConsumerGroupTargets(consumerGroups))
+          .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
+          .withBlockCacheBytes(Units.parseBytes(blockCache))
+          .withAnalysisWarmup(analysisWarmup)
+          .withStoreTuning(Units.parseDurationMs(rollup5mRetention),
+              Units.parseDurationMs(rollup1hRetention), headMaxSamples);
+      config.storeOptions();
+      if (catalog != null) {
+        io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
+      }
+      return config;
+    }
+
     @Override
     public Integer call() throws Exception {
       ServerConfig config;
       try {
-        java.util.Map<io.inferlens.analysis.diagnose.Indicator, Double> sloMap =
-            new java.util.EnumMap<>(io.inferlens.analysis.diagnose.Indicator.class);
-        for (java.util.Map.Entry<String, String> e : slos.entrySet()) {
-          sloMap.put(AnalysisApi.indicator(e.getKey()), parseValue(e.getKey(), e.getValue()));
-        }
-        io.inferlens.analysis.diagnose.AnalysisConfig analysis =
-            io.inferlens.analysis.diagnose.AnalysisConfig.defaults()
-                .withTiming(Units.parseDurationMs(evalStep), Units.parseDurationMs(rateWindow),
-                    Units.parseDurationMs(forDuration), Units.parseDurationMs(baselineMinHistory),
-                    io.inferlens.analysis.diagnose.AnalysisConfig.defaults().baselineBlockMs())
-                .withSlos(sloMap);
-        config = new ServerConfig(ServerConfig.parseListen(listen), dataDir,
-            Units.parseDurationMs(retention), Units.parseBytes(maxRequestBytes),
-            Units.parseDurationMs(maxFuture), walSync, analysis, catalog,
-            io.inferlens.analysis.target.TargetConfig.defaults()
-                .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
-                .withConsumerGroupTargets(consumerGroups))
-            .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
-            .withBlockCacheBytes(Units.parseBytes(blockCache))
-            .withAnalysisWarmup(analysisWarmup)
-            .withStoreTuning(Units.parseDurationMs(rollup5mRetention),
-                Units.parseDurationMs(rollup1hRetention), headMaxSamples);
-        config.storeOptions();
-        if (catalog != null) {
-          io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
-        }
+        config = config();
       } catch (IllegalArgumentException e) {
         System.err.println("inferlens serve: " + e.getMessage());
         return 2;

@@ -51,7 +51,7 @@ public record ServerConfig(
     long rollup1hRetentionMs,
     int headMaxSamples) {
 
-  /** Validates the read limits and the block cache size. */
+  /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
@@ -60,6 +60,14 @@ public record ServerConfig(
     if (blockCacheBytes < 0) {
       throw new IllegalArgumentException("--block-cache (" + blockCacheBytes
           + ") must be at least 0");
+    }
+    if (rollup5mRetentionMs <= 0 || rollup1hRetentionMs <= 0) {
+      throw new IllegalArgumentException("--rollup-5m-retention (" + rollup5mRetentionMs
+          + " ms) and --rollup-1h-retention (" + rollup1hRetentionMs + " ms) must be positive");
+    }
+    if (headMaxSamples < 1) {
+      throw new IllegalArgumentException("--head-max-samples (" + headMaxSamples
+          + ") must be at least 1");
     }
   }
 

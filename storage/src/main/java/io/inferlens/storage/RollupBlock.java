@@ -168,7 +168,9 @@ final class RollupBlock {
       for (int i = 0; i < size; i++) {
         column[i] = Double.doubleToRawLongBits(column(c, i));
       }
-      byte[] chunk = codec.encode(starts, column, size);
+      // One time axis for the seven columns: plan the timestamps once.
+      byte[] chunk = c == 0 ? codec.encode(starts, column, size)
+          : codec.encodeSameTimestamps(starts, column, size);
       putVarint(out, chunk.length);
       out.writeBytes(chunk);
     }

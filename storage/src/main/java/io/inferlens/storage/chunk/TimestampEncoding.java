@@ -48,6 +48,7 @@ final class TimestampEncoding {
     if (residuals.length < n) {
       residuals = new long[n];
       sortScratch = new long[n];
+      runScratch = new int[n + 1];
     }
     kind = RAW;
     bits = 64L * n;
@@ -57,8 +58,14 @@ final class TimestampEncoding {
     long median;
     try {
       int m = positiveDeltas(t, n);
-      mode = m == 0 ? 1 : modeSorted(sortScratch, m);
-      median = m == 0 ? 1 : sortScratch[m / 2];
+      if (m > 0 && allEqual(sortScratch, 0, m)) {
+        // Regular scrapes: the sort below would give this value for both; skip it.
+        mode = sortScratch[0];
+        median = mode;
+      } else {
+        mode = m == 0 ? 1 : modeSorted(sortScratch, m);
+        median = m == 0 ? 1 : sortScratch[m / 2];
+      }
     } catch (ArithmeticException overflow) {
       return;
     }
@@ -87,6 +94,9 @@ final class TimestampEncoding {
 
   private int candWidth;
   private int candRunK;
+  private final long[] cntByLen = new long[65];
+  private final int[] lenScratch = new int[64];
+  private int[] runScratch = new int[0];
 
   /**
    * Bits of the grid kind with interval {@code d}, header included; sets {@link #g0}, the
@@ -105,18 +115,36 @@ final class TimestampEncoding {
       return Long.MAX_VALUE;
     }
     // Non-zero residuals: w bits of zigzag(r) in 1..2^w-1, or w zero bits + 64 bits (escape).
-    long[] cntByLen = new long[65];
+    long[] cntByLen = this.cntByLen;
+    Arrays.fill(cntByLen, 0);
+    // One pass: the zero runs (each ended by a non-zero residual or the end) and the lengths.
+    int runs = 0;
+    int run = 0;
     for (int i = 0; i < n; i++) {
       long r = residuals[i];
-      if (r != 0) {
+      if (r == 0) {
+        run++;
+      } else {
         cntByLen[64 - Long.numberOfLeadingZeros(BitWriter.zigzag(r))]++;
+        runScratch[runs++] = run;
+        run = 0;
+      }
+    }
+    if (run > 0) {
+      runScratch[runs++] = run;
+    }
+    int distinct = 0;
+    for (int len = 1; len <= 64; len++) {
+      if (cntByLen[len] != 0) {
+        lenScratch[distinct++] = len;
       }
     }
     long bestRes = Long.MAX_VALUE;
     int bestW = 0;
     for (int w = 0; w <= 63; w++) {
       long c = 0;
-      for (int len = 1; len <= 64; len++) {
+      for (int j = 0; j < distinct; j++) {
+        int len = lenScratch[j];
         c += cntByLen[len] * (len <= w ? w : w + 64);
       }
       if (c < bestRes) {
@@ -129,17 +157,8 @@ final class TimestampEncoding {
     int bestK = 0;
     for (int k = 0; k <= MAX_RUN_K; k++) {
       long c = 0;
-      int run = 0;
-      for (int i = 0; i < n; i++) {
-        if (residuals[i] == 0) {
-          run++;
-        } else {
-          c += BitWriter.riceBits(run, k);
-          run = 0;
-        }
-      }
-      if (run > 0) {
-        c += BitWriter.riceBits(run, k);
+      for (int j = 0; j < runs; j++) {
+        c += BitWriter.riceBits(runScratch[j], k);
       }
       if (c < bestRuns) {
         bestRuns = c;
@@ -272,9 +291,21 @@ final class TimestampEncoding {
   }
 
   private long mode(long[] a, int from, int to) {
+    if (allEqual(a, from, to)) {
+      return a[from];
+    }
     int m = to - from;
     System.arraycopy(a, from, sortScratch, 0, m);
     return modeSorted(sortScratch, m);
+  }
+
+  private static boolean allEqual(long[] a, int from, int to) {
+    for (int i = from + 1; i < to; i++) {
+      if (a[i] != a[from]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Sorts {@code a[0..m)} and returns its most frequent value (the smallest on ties). */

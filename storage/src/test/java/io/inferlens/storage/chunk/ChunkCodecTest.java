@@ -80,6 +80,28 @@ class ChunkCodecTest {
   }
 
   @Test
+  void encodeSameTimestampsGivesTheBytesOfEncode() {
+    SplittableRandom rnd = new SplittableRandom(7);
+    for (int round = 0; round < 30; round++) {
+      int n = rnd.nextInt(1, 300);
+      long[] t = grid(n, 300_000, rnd, 0.1);
+      ChunkCodec a = new ChunkCodec();
+      ChunkCodec b = new ChunkCodec();
+      a.encode(t, values(n, () -> rnd.nextLong()), n);
+      for (int col = 0; col < 4; col++) {
+        long[] v = values(n, () -> Double.doubleToRawLongBits(rnd.nextInt(0, 50) / 4.0));
+        assertThat(a.encodeSameTimestamps(t, v, n)).isEqualTo(b.encode(t, v, n));
+      }
+    }
+    ChunkCodec c = new ChunkCodec();
+    long[] t = {1, 2};
+    c.encode(t, new long[] {1, 2}, 2);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> c.encodeSameTimestamps(t.clone(), new long[] {1, 2}, 2))
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
   void integerCountersOnAJitteredGridUseDecimalAndGrid() {
     SplittableRandom rnd = new SplittableRandom(1);
     for (int round = 0; round < 50; round++) {

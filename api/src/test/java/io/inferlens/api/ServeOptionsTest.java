@@ -1,0 +1,36 @@
+package io.inferlens.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import picocli.CommandLine;
+import org.junit.jupiter.api.Test;
+
+/** The {@code serve} options as picocli parses them into a {@link ServerConfig}. */
+class ServeOptionsTest {
+
+  private static ServerConfig parse(String... args) {
+    Main.Serve serve = new Main.Serve();
+    new CommandLine(serve).parseArgs(args);
+    return serve.config();
+  }
+
+  @Test
+  void analysisWarmupIsOnByDefaultAndOffWithItsNegation() {
+    assertThat(parse().analysisWarmup()).isTrue();
+    assertThat(parse("--no-analysis-warmup").analysisWarmup()).isFalse();
+    assertThat(parse("--analysis-warmup").analysisWarmup()).isTrue();
+  }
+
+  @Test
+  void storeTuningOptions() {
+    ServerConfig c = parse("--rollup-5m-retention", "30d", "--rollup-1h-retention", "365d",
+        "--head-max-samples", "1000");
+    assertThat(c.storeOptions().rollup5mRetentionMs()).isEqualTo(30L * 86_400_000L);
+    assertThat(c.storeOptions().rollup1hRetentionMs()).isEqualTo(365L * 86_400_000L);
+    assertThat(c.storeOptions().headMaxSamples()).isEqualTo(1000);
+    assertThat(parse().storeOptions().rollup5mRetentionMs()).isEqualTo(90L * 86_400_000L);
+    assertThatThrownBy(() -> parse("--head-max-samples", "0"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--head-max-samples");
+  }
+}
