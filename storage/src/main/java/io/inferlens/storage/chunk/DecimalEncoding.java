@@ -171,6 +171,54 @@ final class DecimalEncoding {
   private long bestBias;
   private int bestK;
 
+  /**
+   * The {@code k}-th smallest of {@code a[0..m)} (0-based), i.e. what {@code a[k]} would be after
+   * sorting, found by quickselect (Hoare, median-of-three pivot) in expected O(m) instead of a
+   * sort's O(m log m); reorders {@code a}. Falls back to sorting after many rounds, so adversarial
+   * orders cannot make it quadratic.
+   */
+  static long kthSmallest(long[] a, int m, int k) {
+    int lo = 0;
+    int hi = m - 1;
+    int rounds = 0;
+    while (lo < hi) {
+      if (++rounds > 64) {
+        Arrays.sort(a, lo, hi + 1);
+        return a[k];
+      }
+      int mid = (lo + hi) >>> 1;
+      long x = a[lo];
+      long y = a[mid];
+      long z = a[hi];
+      long pivot = Math.max(Math.min(x, y), Math.min(Math.max(x, y), z));
+      int i = lo;
+      int j = hi;
+      while (i <= j) {
+        while (a[i] < pivot) {
+          i++;
+        }
+        while (a[j] > pivot) {
+          j--;
+        }
+        if (i <= j) {
+          long t = a[i];
+          a[i] = a[j];
+          a[j] = t;
+          i++;
+          j--;
+        }
+      }
+      if (k <= j) {
+        hi = j;
+      } else if (k >= i) {
+        lo = i;
+      } else {
+        return a[k];
+      }
+    }
+    return a[k];
+  }
+
   /** Residuals of one order, their median as bias, the best Rice parameter; returns stream bits. */
   private long costOfOrder(int o, int n) {
     int m = 0;
@@ -191,8 +239,7 @@ final class DecimalEncoding {
       return 0;
     }
     System.arraycopy(res, 0, sortScratch, 0, m);
-    Arrays.sort(sortScratch, 0, m);
-    long b = sortScratch[m / 2];
+    long b = kthSmallest(sortScratch, m, m / 2);
     double mean = 0;
     for (int i = 0; i < m; i++) {
       // Decimal mantissas are <= 2^53, so no difference overflows; raw bits wrap modulo 2^64,

@@ -80,6 +80,23 @@ class ChunkCodecTest {
   }
 
   @Test
+  void kthSmallestEqualsSortedIndex() {
+    SplittableRandom rnd = new SplittableRandom(11);
+    for (int round = 0; round < 2000; round++) {
+      int m = rnd.nextInt(1, 200);
+      long[] a = new long[m];
+      int spread = rnd.nextInt(1, 1000);
+      for (int i = 0; i < m; i++) {
+        a[i] = rnd.nextInt(0, 4) == 0 ? rnd.nextLong() : rnd.nextInt(-spread, spread);
+      }
+      long[] sorted = a.clone();
+      java.util.Arrays.sort(sorted);
+      int k = rnd.nextInt(0, m);
+      assertThat(DecimalEncoding.kthSmallest(a.clone(), m, k)).isEqualTo(sorted[k]);
+    }
+  }
+
+  @Test
   void encodeSameTimestampsGivesTheBytesOfEncode() {
     SplittableRandom rnd = new SplittableRandom(7);
     for (int round = 0; round < 30; round++) {
