@@ -34,6 +34,13 @@ public final class LabelSet {
   private final String[] values;
   private int hash;
 
+  /**
+   * The series of some store's index with these labels, remembered by {@link SeriesIndex#get}
+   * (which checks it belongs to that index); a cache that is not part of the value, so it takes
+   * no part in equals or hashCode. Benign races: any thread may set it, to an equal-labelled ref.
+   */
+  transient volatile SeriesRef indexRef;
+
   private LabelSet(String[] names, String[] values) {
     this.names = names;
     this.values = values;
@@ -217,10 +224,36 @@ public final class LabelSet {
   public int hashCode() {
     int h = hash;
     if (h == 0) {
-      h = 31 * Arrays.hashCode(names) + Arrays.hashCode(values);
+      // Murmur3's per-word mixing over the strings' hashes, not Arrays.hashCode: that polynomial
+      // is linear, and structured label sets (host-12/gpu-3 vs host-13/gpu-2...) collided so
+      // often that index lookups of 100,000 bench series spent a third of ingest in equals.
+      h = 0x9747b28c;
+      for (int i = 0; i < names.length; i++) {
+        h = mixWord(h, names[i].hashCode());
+        h = mixWord(h, values[i].hashCode());
+      }
+      h ^= names.length;
+      h ^= h >>> 16;
+      h *= 0x85ebca6b;
+      h ^= h >>> 13;
+      h *= 0xc2b2ae35;
+      h ^= h >>> 16;
+      if (h == 0) {
+        h = 1;
+      }
       hash = h;
     }
     return h;
+  }
+
+  /** One Murmur3 (x86, 32-bit) block step: mixes {@code k} into {@code h}. */
+  private static int mixWord(int h, int k) {
+    k *= 0xcc9e2d51;
+    k = Integer.rotateLeft(k, 15);
+    k *= 0x1b873593;
+    h ^= k;
+    h = Integer.rotateLeft(h, 13);
+    return h * 5 + 0xe6546b64;
   }
 
   /** @return PromQL-style text, e.g. {@code {__name__="up", job="node"}} */

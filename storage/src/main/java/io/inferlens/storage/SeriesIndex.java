@@ -22,12 +22,23 @@ final class SeriesIndex {
 
   /** @return the series with exactly these labels, or null */
   SeriesRef get(LabelSet labels) {
+    // Ingest hands the same LabelSet object for a series every scrape (its label-set cache), so
+    // remembering the ref on it skips hashing and comparing ten-odd strings per sample batch.
+    SeriesRef remembered = labels.indexRef;
+    if (remembered != null && remembered.owner == this) {
+      return remembered;
+    }
+    SeriesRef found;
     lock.readLock().lock();
     try {
-      return byLabels.get(labels);
+      found = byLabels.get(labels);
     } finally {
       lock.readLock().unlock();
     }
+    if (found != null) {
+      labels.indexRef = found;
+    }
+    return found;
   }
 
   /** @return the series with this id, or null */
@@ -52,6 +63,7 @@ final class SeriesIndex {
         throw new IllegalStateException("bug: series registered twice: " + ref);
       }
       postings.add(ref.id, ref.labels);
+      ref.owner = this;
       byLabels.put(ref.labels, ref);
       byId.put(ref.id, ref);
     } finally {

@@ -46,6 +46,9 @@ final class SeriesRef {
   /** See {@link #minBoundMs}. */
   volatile long maxBoundMs = Long.MIN_VALUE;
 
+  /** The index this ref was added to; null before. */
+  volatile SeriesIndex owner;
+
   /** UTC day (epoch day) whose presence marker the flush thread last wrote, to write it once. */
   long presenceDay = Long.MIN_VALUE;
 
