@@ -77,6 +77,37 @@ public final class ChunkCodec {
     return encodePlanned(timestampsMs, valueBits, count);
   }
 
+  /**
+   * Encodes {@code count} samples like {@link #encode} but without searching for the smallest
+   * value coding: values are stored constant or XORed (Chimp), which costs no planning. Meant for
+   * short-lived chunks that are merged and re-encoded with {@link #encode} later (the store's head
+   * flushes of a few samples per series); decodes like any chunk.
+   *
+   * @param timestampsMs timestamps in milliseconds, {@code [0, count)}
+   * @param valueBits raw IEEE-754 bits, {@code [0, count)}
+   * @param count 1..{@link #MAX_SAMPLES}
+   * @return a fresh array owned by the caller
+   * @throws IllegalArgumentException if count is out of range or longer than an array
+   */
+  public byte[] encodeFast(long[] timestampsMs, long[] valueBits, int count) {
+    if (count < 1 || count > MAX_SAMPLES) {
+      throw new IllegalArgumentException(
+          "chunk of " + count + " samples: must be 1.." + MAX_SAMPLES);
+    }
+    if (timestampsMs.length < count || valueBits.length < count) {
+      throw new IllegalArgumentException(
+          "count " + count + " exceeds the arrays: " + timestampsMs.length + " timestamps, "
+              + valueBits.length + " values");
+    }
+    ts.plan(timestampsMs, count);
+    lastPlanned = null;
+    boolean constant = true;
+    for (int i = 1; i < count && constant; i++) {
+      constant = valueBits[i] == valueBits[0];
+    }
+    return write(timestampsMs, valueBits, count, constant ? VALUES_CONST : VALUES_XOR);
+  }
+
   private long[] lastPlanned;
   private int lastPlannedCount;
 
@@ -106,8 +137,10 @@ public final class ChunkCodec {
   }
 
   private byte[] encodePlanned(long[] timestampsMs, long[] valueBits, int count) {
-    int valueKind = chooseValueKind(valueBits, count);
+    return write(timestampsMs, valueBits, count, chooseValueKind(valueBits, count));
+  }
 
+  private byte[] write(long[] timestampsMs, long[] valueBits, int count, int valueKind) {
     out.reset();
     out.writeByte((FORMAT_VERSION << 4) | (ts.kind << 3) | valueKind);
     out.writeVarint(count);

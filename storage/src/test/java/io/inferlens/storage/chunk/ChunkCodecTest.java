@@ -80,6 +80,23 @@ class ChunkCodecTest {
   }
 
   @Test
+  void encodeFastRoundTripsBitForBit() {
+    SplittableRandom rnd = new SplittableRandom(5);
+    for (int round = 0; round < 200; round++) {
+      int n = rnd.nextInt(1, 150);
+      long[] t = grid(n, 15_000, rnd, 0.2);
+      long[] v = values(n, () -> rnd.nextInt(0, 10) == 0 ? 0x7ff0000000000002L
+          : Double.doubleToRawLongBits(rnd.nextInt(0, 100) / 8.0));
+      byte[] b = codec.encodeFast(t, v, n);
+      long[] t2 = new long[n];
+      long[] v2 = new long[n];
+      assertThat(ChunkCodec.decode(b, t2, v2)).isEqualTo(n);
+      assertThat(t2).isEqualTo(t);
+      assertThat(v2).isEqualTo(v);
+    }
+  }
+
+  @Test
   void kthSmallestEqualsSortedIndex() {
     SplittableRandom rnd = new SplittableRandom(11);
     for (int round = 0; round < 2000; round++) {
