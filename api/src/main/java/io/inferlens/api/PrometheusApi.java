@@ -13,6 +13,8 @@ import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.Matcher;
+import io.inferlens.storage.Resolution;
+import io.inferlens.storage.RollupSeries;
 import io.inferlens.storage.Series;
 import io.inferlens.storage.StorageException;
 import io.inferlens.storage.TimeSeriesStore;
@@ -40,6 +42,15 @@ import org.slf4j.LoggerFactory;
  *       {@code {"metric":{…},"values":[…],"timestamps":[…]}}, timestamps in milliseconds, one series
  *       a line; non-finite values are written as the strings {@code "NaN"}, {@code "+Inf"},
  *       {@code "-Inf"} since JSON has no such numbers
+ *   <li>{@code GET|POST /api/v1/rollups?match[]=…&start=&end=&step=|resolution=} → the stored
+ *       rollups, {@code {"resolution":"5m","series":[{"metric":{…},"intervals":[{"t":ms,
+ *       "count":n,"min":…,"max":…,"sum":…,"first":…,"last":…,"increase":…}]}]}}: the coarsest
+ *       resolution whose interval fits {@code step} (a duration or seconds; 1 h for steps of an
+ *       hour or more, 5 m from 5 minutes), or the one named by {@code resolution} ({@code 5m},
+ *       {@code 1h}); a step under 5 minutes is 400 (read raw samples with {@code export}).
+ *       {@code increase} is the counter increase inside the interval; add the reset-aware step
+ *       from the previous interval's {@code last} to this {@code first} for a rate across
+ *       intervals. Non-finite values as in {@code export}.
  * </ul>
  *
  * <p>{@code start}/{@code end} default to the last 6 hours ({@link TimeParams}). Bad parameters
@@ -73,6 +84,7 @@ public final class PrometheusApi {
     sb.service("/api/v1/label/{name}/values", blocking(this::labelValues));
     sb.service("/api/v1/series", blocking(this::series));
     sb.service("/api/v1/export", blocking(this::export));
+    sb.service("/api/v1/rollups", blocking(this::rollups));
   }
 
   private interface Handler {
@@ -185,6 +197,83 @@ public final class PrometheusApi {
       throw new UncheckedIOException(e);
     }
     return HttpResponse.of(HttpStatus.OK, MediaType.JSON_LINES, out.toByteArray());
+  }
+
+  private HttpResponse rollups(ServiceRequestContext ctx, QueryParams p) throws StorageException {
+    TimeParams t = times(p);
+    Resolution res = resolution(p);
+    List<Map<String, Object>> series = new ArrayList<>();
+    Map<LabelSet, Boolean> seen = new LinkedHashMap<>();
+    for (List<Matcher> m : matchers(p, true)) {
+      for (RollupSeries r : store.selectRollups(m, t.startMs(), t.endMs(), res)) {
+        if (seen.put(r.labels(), Boolean.TRUE) != null) {
+          continue;
+        }
+        List<Map<String, Object>> intervals = new ArrayList<>(r.size());
+        for (int i = 0; i < r.size(); i++) {
+          Map<String, Object> iv = new LinkedHashMap<>();
+          iv.put("t", r.startsMs()[i]);
+          iv.put("count", r.counts()[i]);
+          iv.put("min", number(r.min()[i]));
+          iv.put("max", number(r.max()[i]));
+          iv.put("sum", number(r.sum()[i]));
+          iv.put("first", number(r.first()[i]));
+          iv.put("last", number(r.last()[i]));
+          iv.put("increase", number(r.increase()[i]));
+          intervals.add(iv);
+        }
+        Map<String, Object> one = new LinkedHashMap<>();
+        one.put("metric", r.labels().toMap());
+        one.put("intervals", intervals);
+        series.add(one);
+      }
+    }
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("resolution", res == Resolution.ONE_HOUR ? "1h" : "5m");
+    data.put("series", series);
+    return success(data);
+  }
+
+  /** {@code resolution=5m|1h}, else the coarsest fitting {@code step}, else 5 m. */
+  private static Resolution resolution(QueryParams p) {
+    String named = p.get("resolution");
+    String step = p.get("step");
+    if (named != null && !named.isEmpty()) {
+      switch (named) {
+        case "5m":
+          return Resolution.FIVE_MINUTES;
+        case "1h":
+          return Resolution.ONE_HOUR;
+        default:
+          throw new IllegalArgumentException(
+              "parameter resolution must be 5m or 1h, got \"" + named + "\"");
+      }
+    }
+    if (step == null || step.isEmpty()) {
+      return Resolution.FIVE_MINUTES;
+    }
+    long stepMs;
+    try {
+      stepMs = Math.round(Double.parseDouble(step) * 1000);
+    } catch (NumberFormatException e) {
+      stepMs = Units.parseDurationMs(step);
+    }
+    Resolution r = Resolution.coarsestFitting(stepMs);
+    if (r == null) {
+      throw new IllegalArgumentException("parameter step (" + step + ") is shorter than the"
+          + " finest rollup (5m); read raw samples with /api/v1/export");
+    }
+    return r;
+  }
+
+  private static Object number(double v) {
+    if (Double.isNaN(v)) {
+      return "NaN";
+    }
+    if (Double.isInfinite(v)) {
+      return v > 0 ? "+Inf" : "-Inf";
+    }
+    return v;
   }
 
   private void writeExportLine(ByteArrayOutputStream out, Series s) throws IOException {

@@ -148,4 +148,44 @@ class QueryApiTest {
         + "&end=" + java.time.Instant.ofEpochMilli(OLD + 1000)));
     assertThat(r.body().split("\n")).hasSize(1);
   }
+
+  @Test
+  void rollupsPickTheCoarsestResolutionThatFitsTheStep() throws Exception {
+    // A counter over 20 minutes at 15 s (+2 per scrape), aligned to a 5-minute boundary an hour
+    // back, with a reset at minute 12 (a restart): values 0, 2, ... then 0, 2, ...
+    long t0 = (NOW - 3_600_000L) / 300_000 * 300_000;
+    long[] ts = new long[80];
+    double[] vs = new double[80];
+    for (int i = 0; i < 80; i++) {
+      ts[i] = t0 + i * 15_000L;
+      vs[i] = 2.0 * (i < 48 ? i : i - 48);
+    }
+    assertThat(write(base, request(series(new String[] {"__name__", "rollup_test_total"}, ts, vs)))
+        .statusCode()).isEqualTo(204);
+    String range = "&start=" + t0 / 1000 + "&end=" + (t0 / 1000 + 20 * 60 - 1);
+    JsonNode fine = json("/api/v1/rollups?match[]=rollup_test_total&step=300" + range);
+    assertThat(fine.get("resolution").asText()).isEqualTo("5m");
+    JsonNode iv = fine.get("series").get(0).get("intervals");
+    assertThat(iv).hasSize(4);
+    assertThat(iv.get(0).get("t").asLong()).isEqualTo(t0);
+    assertThat(iv.get(0).get("count").asLong()).isEqualTo(20);
+    assertThat(iv.get(0).get("increase").asDouble()).isEqualTo(38.0);
+    assertThat(iv.get(2).get("first").asDouble()).isEqualTo(80.0);
+    // Interval 2 (scrapes 40-59) holds the reset at scrape 48: 80..94 (+14), the drop to 0
+    // counts 0, then 0..22 (+22).
+    assertThat(iv.get(2).get("increase").asDouble()).isEqualTo(36.0);
+    assertThat(iv.get(3).get("max").asDouble()).isEqualTo(62.0);
+
+    JsonNode hourly = json("/api/v1/rollups?match[]=rollup_test_total&step=2h" + range);
+    assertThat(hourly.get("resolution").asText()).isEqualTo("1h");
+    assertThat(json("/api/v1/rollups?match[]=rollup_test_total&resolution=1h" + range)
+        .get("resolution").asText()).isEqualTo("1h");
+
+    HttpResponse<String> tooFine = get(base.resolve(
+        "/api/v1/rollups?match[]=rollup_test_total&step=30" + range));
+    assertThat(tooFine.statusCode()).isEqualTo(400);
+    assertThat(tooFine.body()).contains("step").contains("/api/v1/export");
+    assertThat(get(base.resolve("/api/v1/rollups?match[]=rollup_test_total&resolution=7m"))
+        .body()).contains("resolution must be 5m or 1h");
+  }
 }
