@@ -84,4 +84,48 @@ class MaintenanceTest extends StoreTestBase {
       assertThat(store.select(List.of(Matcher.eq("__name__", "m")), NOW_MS, NOW_MS)).hasSize(1);
     }
   }
+
+  /**
+   * Retention drops partitions while another thread appends at full speed and reads: every
+   * append succeeds, and every sample newer than the horizon is there afterwards.
+   */
+  @Test
+  void retentionRunsBesideAppendsAndReads() throws Exception {
+    long day0 = Math.floorDiv(NOW_MS, DAY_MS) * DAY_MS - 5 * DAY_MS;
+    try (TimeSeriesStore store = open(StoreOptions.defaults(dir).withRetentionMs(3 * DAY_MS)
+        .withHeadMaxSamples(5_000))) {
+      // Five days of history, one sample a minute, flushed into five day partitions.
+      for (long t = day0; t < day0 + 5 * DAY_MS; t += 60_000) {
+        store.append(List.of(write(M, t, 1)));
+      }
+      store.flush();
+      java.util.concurrent.atomic.AtomicReference<Throwable> failed =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      Thread writer = new Thread(() -> {
+        try {
+          for (int i = 0; i < 20_000; i++) {
+            AppendResult r = store.append(List.of(write(N, NOW_MS - 20_000 + i, i)));
+            if (r.samplesAppended() != 1) {
+              throw new AssertionError("append " + i + ": " + r);
+            }
+            if (i % 2_000 == 0) {
+              store.select(List.of(Matcher.eq("__name__", "m")), day0, NOW_MS);
+            }
+          }
+        } catch (Throwable t) {
+          failed.set(t);
+        }
+      });
+      writer.start();
+      int dropped = 0;
+      for (int k = 0; k < 3; k++) {
+        dropped += store.enforceRetention(NOW_MS + k * DAY_MS);
+      }
+      writer.join();
+      assertThat(failed.get()).isNull();
+      assertThat(dropped).isPositive();
+      assertThat(store.select(List.of(Matcher.eq("__name__", "n")), 0, Long.MAX_VALUE).get(0)
+          .size()).isEqualTo(20_000);
+    }
+  }
 }
