@@ -44,6 +44,8 @@ public final class InferLensServer implements AutoCloseable {
   private final ScheduledExecutorService housekeeping;
   private final DiagnosisEngine engine;
   private Server server;
+  /** Set by {@link #configureServices}; closed after the server stopped. */
+  private WriteService writeService;
 
   private InferLensServer(ServerConfig config, Clock clock) throws StorageException {
     this.config = config;
@@ -117,7 +119,8 @@ public final class InferLensServer implements AutoCloseable {
     sb.gracefulShutdownTimeout(Duration.ofSeconds(1), Duration.ofSeconds(10));
     IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),
         config.maxFutureMs(), clock);
-    sb.service("/api/v1/write", new WriteService(new RemoteWriteHandler(store, limits), metrics));
+    writeService = new WriteService(new RemoteWriteHandler(store, limits), metrics);
+    sb.service("/api/v1/write", writeService);
     sb.service("/api/v1/read", new RemoteReadService(store, config.maxRequestBytes(),
         config.maxReadSeries(), config.maxReadBytes(), metrics));
     new PrometheusApi(store, clock).bind(sb);
@@ -188,6 +191,9 @@ public final class InferLensServer implements AutoCloseable {
     if (server != null) {
       server.stop().join();
       server = null;
+    }
+    if (writeService != null) {
+      writeService.close();
     }
     metrics.close();
     registry.close();

@@ -25,14 +25,25 @@ import org.slf4j.LoggerFactory;
  * failed, so the sender retries (DESIGN.md section 2).
  *
  * <p>The body is aggregated by Armeria under the server's {@code maxRequestLength} (413 past it);
- * decoding and the RocksDB write run on the blocking task executor, never on the event loop.
+ * decoding and the RocksDB write run on this service's own pool of {@link #threads()} threads,
+ * never on the event loop. Not on Armeria's shared blocking pool (up to 200 threads): each
+ * decoding thread keeps about 1-5 MiB of scratch (decompression buffer, label strings), and
+ * appends serialize on the store's lock anyway, so more threads than cores only cost memory
+ * (measured: about 200 MiB of heap on the 100,000-series bench). Requests beyond the pool wait
+ * in its queue; {@link #close()} stops the pool.
  */
-public final class WriteService implements HttpService {
+public final class WriteService implements HttpService, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(WriteService.class);
 
   private final RemoteWriteHandler handler;
   private final SelfMetrics metrics;
+  private final java.util.concurrent.ExecutorService pool;
+
+  /** @return decoding threads: the number of cores, at least 2 */
+  static int threads() {
+    return Math.max(2, Runtime.getRuntime().availableProcessors());
+  }
 
   /**
    * @param handler the HTTP-independent decoder and appender
@@ -41,6 +52,18 @@ public final class WriteService implements HttpService {
   public WriteService(RemoteWriteHandler handler, SelfMetrics metrics) {
     this.handler = handler;
     this.metrics = metrics;
+    java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+    this.pool = java.util.concurrent.Executors.newFixedThreadPool(threads(), r -> {
+      Thread t = new Thread(r, "inferlens-write-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Stops the decoding pool; requests already queued finish first. */
+  @Override
+  public void close() {
+    pool.shutdown();
   }
 
   @Override
@@ -58,7 +81,7 @@ public final class WriteService implements HttpService {
       return HttpResponse.of(HttpStatus.REQUEST_ENTITY_TOO_LARGE, MediaType.PLAIN_TEXT_UTF_8,
           "body of " + declared + " bytes exceeds --max-request-bytes " + cap + "\n");
     }
-    return HttpResponse.of(req.aggregate().thenApplyAsync(this::handle, ctx.blockingTaskExecutor()));
+    return HttpResponse.of(req.aggregate().thenApplyAsync(this::handle, pool));
   }
 
   private HttpResponse handle(AggregatedHttpRequest req) {
