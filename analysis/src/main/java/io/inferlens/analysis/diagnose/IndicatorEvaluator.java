@@ -243,7 +243,8 @@ public final class IndicatorEvaluator {
     }
   }
 
-  private static double quantileOf(Indicator ind) {
+  /** @return the quantile an indicator names: 0.5, 0.95 (default) or 0.99 */
+  static double quantileOf(Indicator ind) {
     String k = ind.key();
     if (k.endsWith("_p50")) {
       return 0.5;

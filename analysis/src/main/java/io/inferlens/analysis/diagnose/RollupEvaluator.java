@@ -80,7 +80,7 @@ public final class RollupEvaluator {
         forEachIncrease(s, resolution, (t, inc) -> byLe.computeIfAbsent(t, k -> new TreeMap<>())
             .merge(le.getAsDouble(), inc, Double::sum));
       }
-      double q = quantileOf(ind);
+      double q = IndicatorEvaluator.quantileOf(ind);
       for (Map.Entry<Long, TreeMap<Double, Double>> e : byLe.entrySet()) {
         List<HistogramQuantile.Bucket> buckets = new ArrayList<>();
         e.getValue().forEach((le, c) -> buckets.add(new HistogramQuantile.Bucket(le, c)));
@@ -187,16 +187,5 @@ public final class RollupEvaluator {
     TreeMap<Long, Double> out = new TreeMap<>();
     acc.forEach((t, a) -> out.put(t, agg == Aggregation.AVG ? a[0] / a[1] : a[0]));
     return out;
-  }
-
-  static double quantileOf(Indicator ind) {
-    String k = ind.key();
-    if (k.endsWith("_p50")) {
-      return 0.5;
-    }
-    if (k.endsWith("_p99")) {
-      return 0.99;
-    }
-    return 0.95;
   }
 }

@@ -62,15 +62,7 @@ public final class ChunkCodec {
    * @throws IllegalArgumentException if count is out of range or longer than an array
    */
   public byte[] encode(long[] timestampsMs, long[] valueBits, int count) {
-    if (count < 1 || count > MAX_SAMPLES) {
-      throw new IllegalArgumentException(
-          "chunk of " + count + " samples: must be 1.." + MAX_SAMPLES);
-    }
-    if (timestampsMs.length < count || valueBits.length < count) {
-      throw new IllegalArgumentException(
-          "count " + count + " exceeds the arrays: " + timestampsMs.length + " timestamps, "
-              + valueBits.length + " values");
-    }
+    checkArguments(timestampsMs, valueBits, count);
     ts.plan(timestampsMs, count);
     lastPlanned = timestampsMs;
     lastPlannedCount = count;
@@ -90,6 +82,17 @@ public final class ChunkCodec {
    * @throws IllegalArgumentException if count is out of range or longer than an array
    */
   public byte[] encodeFast(long[] timestampsMs, long[] valueBits, int count) {
+    checkArguments(timestampsMs, valueBits, count);
+    ts.plan(timestampsMs, count);
+    lastPlanned = null;
+    boolean constant = true;
+    for (int i = 1; i < count && constant; i++) {
+      constant = valueBits[i] == valueBits[0];
+    }
+    return write(timestampsMs, valueBits, count, constant ? VALUES_CONST : VALUES_XOR);
+  }
+
+  private static void checkArguments(long[] timestampsMs, long[] valueBits, int count) {
     if (count < 1 || count > MAX_SAMPLES) {
       throw new IllegalArgumentException(
           "chunk of " + count + " samples: must be 1.." + MAX_SAMPLES);
@@ -99,13 +102,6 @@ public final class ChunkCodec {
           "count " + count + " exceeds the arrays: " + timestampsMs.length + " timestamps, "
               + valueBits.length + " values");
     }
-    ts.plan(timestampsMs, count);
-    lastPlanned = null;
-    boolean constant = true;
-    for (int i = 1; i < count && constant; i++) {
-      constant = valueBits[i] == valueBits[0];
-    }
-    return write(timestampsMs, valueBits, count, constant ? VALUES_CONST : VALUES_XOR);
   }
 
   private long[] lastPlanned;
