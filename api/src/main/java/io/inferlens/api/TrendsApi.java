@@ -28,20 +28,21 @@ import java.util.TreeMap;
  *       {@code e2e_p95,ttft_p95,tpot_p95}):
  *       <ul>
  *         <li>{@code days}: one entry per UTC day of the range that has data,
- *             {@code {"day":"2026-11-02","p95":3.1,"points":288}} — the 95th percentile (linear
- *             interpolation between order statistics) of the indicator's 5-minute values that
- *             day, in the indicator's {@code unit}; {@code points} is how many 5-minute
- *             intervals had a value
+ *             {@code {"day":"2026-11-02","p95":3.1,"points":24}} — the 95th percentile (linear
+ *             interpolation between order statistics) of the indicator's rollup-interval values
+ *             that day, in the indicator's {@code unit}; {@code points} is how many intervals
+ *             had a value
  *         <li>{@code weekOverWeek}: {@code {"thisWeek":…,"lastWeek":…,"change":…}} — the median of
  *             the daily P95 over the last 7 UTC days of the range (ending with {@code end}'s day)
  *             and over the 7 days before; {@code change} = thisWeek / lastWeek − 1 (0.12 = 12 %
  *             slower); any of them null when a week has no data
  *       </ul>
- *       plus {@code step} (300 seconds) and {@code resolution} ({@code "5m"}). Each 5-minute value
- *       comes from the store's 5-minute rollups ({@code RollupEvaluator}): a latency quantile is
+ *       plus {@code step} (seconds) and {@code resolution}: {@code "1h"} for ranges over 7 days,
+ *       else {@code "5m"} ({@code DiagnosisEngine.trendResolution}). Each value comes from the
+ *       store's rollups of that resolution ({@code RollupEvaluator}): a latency quantile is
  *       {@code histogram_quantile} over the buckets' increases in that interval, so the day's
- *       P95 is taken over 288 non-overlapping 5-minute windows. Recent intervals whose rollups
- *       are not written yet are computed from raw samples by the store.
+ *       P95 is taken over 24 hourly (or 288 five-minute) non-overlapping windows. Recent
+ *       intervals whose rollups are not written yet are computed from raw samples by the store.
  *   <li>{@code GET /api/v1/trends/versions?instance=HOST:PORT&start=&end=} → the model versions an
  *       instance served in the range (one target per {@code model_name}), oldest first, each with
  *       {@code first}/{@code last} (RFC 3339, first and last step with data) and the median over
@@ -51,7 +52,7 @@ import java.util.TreeMap;
  *
  * <p>{@code start}/{@code end}: RFC 3339 or Unix seconds; {@code end} defaults to now and
  * {@code start} to 30 days before {@code end} (the default retention). {@code /trends} reads
- * rollups, so its cost grows with the number of 5-minute intervals, and ranges beyond the raw
+ * rollups, so its cost grows with the number of rollup intervals, and ranges beyond the raw
  * retention still answer (5-minute rollups are kept 90 days by default). {@code /trends/versions}
  * uses the analysis engine at its own step, from its cache where warm.
  *
@@ -139,8 +140,9 @@ public final class TrendsApi {
     long began = System.nanoTime();
     LocalDate endDay = LocalDate.ofInstant(Instant.ofEpochMilli(t.endMs()), ZoneOffset.UTC);
     List<Map<String, Object>> out = new ArrayList<>();
+    Resolution res = DiagnosisEngine.trendResolution(t.endMs() - t.startMs());
     Map<Indicator, RollupEvaluator.IntervalValues> values = engine.trend(target, indicators,
-        t.startMs(), t.endMs(), Resolution.FIVE_MINUTES);
+        t.startMs(), t.endMs(), res);
     for (Indicator ind : indicators) {
       RollupEvaluator.IntervalValues v = values.get(ind);
       TreeMap<LocalDate, List<Double>> byDay = new TreeMap<>();
@@ -187,8 +189,8 @@ public final class TrendsApi {
     data.put("id", target.id());
     data.put("start", Instant.ofEpochMilli(t.startMs()).toString());
     data.put("end", Instant.ofEpochMilli(t.endMs()).toString());
-    data.put("step", Resolution.FIVE_MINUTES.intervalMs() / 1000.0);
-    data.put("resolution", "5m");
+    data.put("step", res.intervalMs() / 1000.0);
+    data.put("resolution", res == Resolution.ONE_HOUR ? "1h" : "5m");
     data.put("targetsMs", lookupMs);
     data.put("analyzeMs", (System.nanoTime() - began) / 1_000_000);
     data.put("signals", out);

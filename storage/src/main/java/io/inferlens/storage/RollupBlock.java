@@ -195,6 +195,19 @@ final class RollupBlock {
    * @throws IllegalStateException if the bytes are not a rollup block (a corrupt store)
    */
   static RollupBlock decode(byte[] bytes) {
+    return decode(bytes, ALL_COLUMNS);
+  }
+
+  /** Every column: bit {@code c} of a mask is column {@code c} in stored order. */
+  static final int ALL_COLUMNS = 0x7F;
+
+  /**
+   * Decodes the columns in {@code mask} (bits in {@link RollupColumn} order); the starts and
+   * counts are always decoded, other columns left out are NaN.
+   *
+   * @throws IllegalStateException if the bytes are not a rollup block (a corrupt store)
+   */
+  static RollupBlock decode(byte[] bytes, int mask) {
     int[] p = {0};
     int n = (int) getVarint(bytes, p);
     if (n < 0 || n > ChunkCodec.MAX_SAMPLES) {
@@ -211,6 +224,13 @@ final class RollupBlock {
       if (len < 0 || p[0] + len > bytes.length) {
         throw new IllegalStateException("corrupt rollup block: column " + c + " of " + len
             + " bytes overruns the block");
+      }
+      if (c != 0 && (mask & (1 << c)) == 0) {
+        p[0] += len;
+        double[] skipped = c == 1 ? b.min : c == 2 ? b.max : c == 3 ? b.sum : c == 4 ? b.first
+            : c == 5 ? b.last : b.increase;
+        Arrays.fill(skipped, Double.NaN);
+        continue;
       }
       byte[] chunk = Arrays.copyOfRange(bytes, p[0], p[0] + len);
       p[0] += len;

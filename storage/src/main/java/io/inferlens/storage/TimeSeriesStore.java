@@ -1301,6 +1301,31 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   public List<RollupSeries> selectRollups(
       List<Matcher> matchers, long startMsIn, long endMsIn, Resolution resolution)
       throws StorageException {
+    return selectRollups(matchers, startMsIn, endMsIn, resolution,
+        java.util.EnumSet.allOf(RollupColumn.class));
+  }
+
+  /**
+   * {@link #selectRollups(List, long, long, Resolution)} decoding only some columns of the stored
+   * rollups: the others are NaN in the result (counts and starts are always there), which saves
+   * most of the decoding when a reader needs, say, only {@code increase}, {@code first} and
+   * {@code last} of histogram buckets. Intervals computed from raw samples have every column.
+   *
+   * @param matchers as for {@link #select}
+   * @param startMsIn the first interval is the one holding this time, milliseconds
+   * @param endMsIn intervals starting after this are left out, milliseconds
+   * @param resolution interval length
+   * @param columns the columns needed
+   * @return as the overload without columns
+   * @throws IllegalArgumentException as for {@link #select}
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public List<RollupSeries> selectRollups(List<Matcher> matchers, long startMsIn, long endMsIn,
+      Resolution resolution, java.util.Set<RollupColumn> columns) throws StorageException {
+    int mask = 1;
+    for (RollupColumn c : columns) {
+      mask |= 1 << c.ordinal();
+    }
     long startMs = Math.max(startMsIn, -MAX_ABS_TIMESTAMP_MS);
     long endMs = Math.min(endMsIn, MAX_ABS_TIMESTAMP_MS);
     long iv = resolution.intervalMs();
@@ -1332,7 +1357,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
                 if (java.util.Arrays.compareUnsigned(it.key(), upper) >= 0) {
                   break;
                 }
-                RollupBlock b = RollupBlock.decode(it.value());
+                RollupBlock b = RollupBlock.decode(it.value(), mask);
                 if (builders[i] == null) {
                   builders[i] = new RollupBlock.Builder();
                 }

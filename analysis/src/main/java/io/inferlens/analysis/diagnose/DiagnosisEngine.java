@@ -114,6 +114,20 @@ public final class DiagnosisEngine {
       IndicatorFrame frame, int reportFromStep, Diagnoser.Result result) {}
 
   /**
+   * The rollup resolution a trend over a range reads: the coarsest that still gives each UTC day
+   * many points. Ranges over 7 days read 1-hour rollups (24 values a day, 12 times fewer blocks
+   * than 5-minute ones, which keeps a 30-day trend of a target near 10 ms of reads), shorter
+   * ones 5-minute rollups (288 a day).
+   *
+   * @param rangeMs the range length, milliseconds
+   * @return the resolution
+   */
+  public static io.inferlens.storage.Resolution trendResolution(long rangeMs) {
+    return rangeMs > 7 * 86_400_000L ? io.inferlens.storage.Resolution.ONE_HOUR
+        : io.inferlens.storage.Resolution.FIVE_MINUTES;
+  }
+
+  /**
    * Indicators of a target per rollup interval, from the store's rollups: the long-range trend
    * path, whose cost grows with the intervals in range rather than the raw samples.
    *

@@ -7,12 +7,15 @@ import io.inferlens.analysis.promql.HistogramQuantile;
 import io.inferlens.analysis.target.ResolvedSignal;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.Resolution;
+import io.inferlens.storage.RollupColumn;
 import io.inferlens.storage.RollupSeries;
 import io.inferlens.storage.StorageException;
 import io.inferlens.storage.TimeSeriesStore;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -37,6 +40,12 @@ import java.util.TreeMap;
  * <p>Thread safety: stateless apart from the store, which is thread safe.
  */
 public final class RollupEvaluator {
+
+  /** What counters and histogram buckets need: increases and the values at the boundaries. */
+  private static final Set<RollupColumn> COUNTER_COLUMNS =
+      EnumSet.of(RollupColumn.FIRST, RollupColumn.LAST, RollupColumn.INCREASE);
+  /** What gauge means need (counts always come). */
+  private static final Set<RollupColumn> GAUGE_COLUMNS = EnumSet.of(RollupColumn.SUM);
 
   private final TimeSeriesStore store;
 
@@ -70,21 +79,47 @@ public final class RollupEvaluator {
     long readFrom = startMs - resolution.intervalMs();
     TreeMap<Long, double[]> out = new TreeMap<>();
     if (src.kind() == SourceKind.HISTOGRAM && ind.isLatency()) {
-      TreeMap<Long, TreeMap<Double, Double>> byLe = new TreeMap<>();
+      // Bucket increases per interval in arrays indexed by interval, one row per le; the arrays
+      // span the intervals the rollups hold, not the range asked (which may be decades).
+      long iv = resolution.intervalMs();
+      List<RollupSeries> series = new ArrayList<>();
+      List<Double> les = new ArrayList<>();
+      long minStart = Long.MAX_VALUE;
+      long maxStart = Long.MIN_VALUE;
       for (RollupSeries s : store.selectRollups(rs.selector(src.bucketName()), readFrom, endMs,
-          resolution)) {
+          resolution, COUNTER_COLUMNS)) {
         var le = HistogramQuantile.parseUpperBound(s.labels().get(HistogramQuantile.LE));
-        if (le.isEmpty()) {
+        if (le.isEmpty() || s.size() == 0) {
           continue;
         }
-        forEachIncrease(s, resolution, (t, inc) -> byLe.computeIfAbsent(t, k -> new TreeMap<>())
-            .merge(le.getAsDouble(), inc, Double::sum));
+        series.add(s);
+        les.add(le.getAsDouble());
+        minStart = Math.min(minStart, s.startsMs()[0]);
+        maxStart = Math.max(maxStart, s.startsMs()[s.size() - 1]);
+      }
+      long base = minStart;
+      int n = series.isEmpty() ? 0 : (int) ((maxStart - minStart) / iv + 1);
+      TreeMap<Double, double[]> byLe = new TreeMap<>();
+      boolean[] any = new boolean[n];
+      for (int k = 0; k < series.size(); k++) {
+        double[] row = byLe.computeIfAbsent(les.get(k), x -> new double[n]);
+        forEachIncrease(series.get(k), resolution, (t, inc) -> {
+          int i = (int) ((t - base) / iv);
+          row[i] += inc;
+          any[i] = true;
+        });
       }
       double q = IndicatorEvaluator.quantileOf(ind);
-      for (Map.Entry<Long, TreeMap<Double, Double>> e : byLe.entrySet()) {
-        List<HistogramQuantile.Bucket> buckets = new ArrayList<>();
-        e.getValue().forEach((le, c) -> buckets.add(new HistogramQuantile.Bucket(le, c)));
-        out.put(e.getKey(), new double[] {HistogramQuantile.quantile(q, buckets)});
+      List<HistogramQuantile.Bucket> buckets = new ArrayList<>(byLe.size());
+      for (int i = 0; i < n; i++) {
+        if (!any[i]) {
+          continue;
+        }
+        buckets.clear();
+        for (Map.Entry<Double, double[]> e : byLe.entrySet()) {
+          buckets.add(new HistogramQuantile.Bucket(e.getKey(), e.getValue()[i]));
+        }
+        out.put(base + i * iv, new double[] {HistogramQuantile.quantile(q, buckets)});
       }
     } else if (src.kind() == SourceKind.HISTOGRAM) {
       TreeMap<Long, Double> sum = increases(rs.selector(src.sumName()), readFrom, endMs,
@@ -158,7 +193,7 @@ public final class RollupEvaluator {
   private TreeMap<Long, Double> increases(List<Matcher> selector, long from, long to,
       Resolution res) throws StorageException {
     TreeMap<Long, Double> out = new TreeMap<>();
-    for (RollupSeries s : store.selectRollups(selector, from, to, res)) {
+    for (RollupSeries s : store.selectRollups(selector, from, to, res, COUNTER_COLUMNS)) {
       forEachIncrease(s, res, (t, inc) -> out.merge(t, inc, Double::sum));
     }
     return out;
@@ -167,7 +202,7 @@ public final class RollupEvaluator {
   private TreeMap<Long, Double> means(List<Matcher> selector, long from, long to, Resolution res,
       MetricSource src, Aggregation agg) throws StorageException {
     TreeMap<Long, double[]> acc = new TreeMap<>();
-    for (RollupSeries s : store.selectRollups(selector, from, to, res)) {
+    for (RollupSeries s : store.selectRollups(selector, from, to, res, GAUGE_COLUMNS)) {
       for (int i = 0; i < s.size(); i++) {
         double mean = s.sum()[i] / s.counts()[i];
         if (Double.isNaN(mean) || src.ignoredValues().contains(mean)) {

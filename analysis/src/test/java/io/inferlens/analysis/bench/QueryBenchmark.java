@@ -9,6 +9,8 @@ import io.inferlens.analysis.target.Target;
 import io.inferlens.analysis.target.TargetConfig;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.Resolution;
+import io.inferlens.storage.RollupColumn;
+import io.inferlens.storage.RollupSeries;
 import io.inferlens.storage.Series;
 import io.inferlens.storage.StoreOptions;
 import io.inferlens.storage.TimeSeriesStore;
@@ -19,6 +21,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -40,8 +43,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * The store's two long-range reads over 30 days of one vLLM V1 + DCGM target ({@link BenchData},
  * 145 series, 15 s scrapes, about 25 M samples, head flushed and every window finalized):
  * {@code rawSeries30Days} reads one gauge's 172,801 raw samples (chunks of 30 day partitions);
- * {@code trend30Days} evaluates E2E, TTFT and TPOT P95 per 5-minute interval from rollups, which is
- * what {@code GET /api/v1/trends} does (signal resolution included).
+ * {@code trend30Days} evaluates E2E, TTFT and TPOT P95 per rollup interval (1 h for 30 days), which
+ * is what {@code GET /api/v1/trends} does (signal resolution included);
+ * {@code bucketRollups30Days} reads one histogram's 5-minute bucket rollups.
  *
  * <p>Run with {@code scripts/jmh.sh analysis QueryBenchmark} (data generation takes minutes).
  */
@@ -106,14 +110,26 @@ public class QueryBenchmark {
   }
 
   /**
-   * @return three indicators per 5-minute interval over 30 days
+   * @return the 5-minute rollups (first, last, increase) of one histogram's buckets over 30 days,
+   *     the store's part of one latency indicator of {@link #trend30Days}
+   */
+  @Benchmark
+  public List<RollupSeries> bucketRollups30Days(Data d) throws Exception {
+    return d.store.selectRollups(
+        List.of(Matcher.eq("__name__", "vllm:e2e_request_latency_seconds_bucket")),
+        NOW_MS - 30 * DAY_MS, NOW_MS, Resolution.FIVE_MINUTES,
+        EnumSet.of(RollupColumn.FIRST, RollupColumn.LAST, RollupColumn.INCREASE));
+  }
+
+  /**
+   * @return three indicators per hour over 30 days
    */
   @Benchmark
   public Map<Indicator, RollupEvaluator.IntervalValues> trend30Days(Data d) throws Exception {
     Map<Indicator, RollupEvaluator.IntervalValues> v = d.engine.trend(d.target,
         List.of(Indicator.E2E_P95, Indicator.TTFT_P95, Indicator.TPOT_P95),
-        NOW_MS - 30 * DAY_MS, NOW_MS, Resolution.FIVE_MINUTES);
-    if (v.get(Indicator.E2E_P95).startsMs().length < 30 * 280) {
+        NOW_MS - 30 * DAY_MS, NOW_MS, DiagnosisEngine.trendResolution(30 * DAY_MS));
+    if (v.get(Indicator.E2E_P95).startsMs().length < 30 * 23) {
       throw new IllegalStateException("expected 30 days of 5-minute values, got "
           + v.get(Indicator.E2E_P95).startsMs().length);
     }
