@@ -853,9 +853,27 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         }
       }
       flushingSamples = 0;
+      compactTruncatedLog(seqCut);
     } finally {
       flushLock.unlock();
       lifecycle.readLock().unlock();
+    }
+  }
+
+  /**
+   * Log records usually die in the memtable (the range delete of a flush covers them before it
+   * is written out), but a memtable flushed between two head flushes puts records in an SST
+   * file, where they would stay until RocksDB happens to compact it. Compacting the truncated
+   * range drops them at once (measured: 19 MB of a 34 MB store after the s2k-2880 bench).
+   */
+  private void compactTruncatedLog(long seqCut) {
+    try {
+      if (rocks.db.getLongProperty(rocks.headLog, "rocksdb.total-sst-files-size") > 0) {
+        rocks.db.compactRange(rocks.headLog, Keys.be64(0), Keys.be64(seqCut));
+      }
+    } catch (RocksDBException e) {
+      LOG.log(System.Logger.Level.WARNING, "compacting the truncated head log failed; RocksDB"
+          + " will drop the records in a later compaction", e);
     }
   }
 
@@ -993,10 +1011,47 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
               + e.getMessage(), e);
         }
       }
+      compactRewrittenPartitions();
       return due.size();
     } finally {
       finalizeLock.unlock();
       lifecycle.readLock().unlock();
+    }
+  }
+
+  /**
+   * Chunks rewritten by finalization since the last compaction, per partition. Merging a window's
+   * fragments deletes them, but the deleted bytes stay in SST files until a compaction: on the
+   * 100,000-series bench (12 fragments a window) the settled store was 2.7 times its compacted
+   * size. A partition whose rewritten chunks reach {@link #COMPACT_AFTER_REWRITES} is compacted
+   * after the pass; its size is what the chunks of about that many series-windows weigh, so the
+   * extra writing stays a small multiple of the data written.
+   */
+  private final Map<ColumnFamilyHandle, Long> rewrittenChunks = new HashMap<>();
+
+  /** Rewritten chunks that make a partition worth compacting after a finalization pass. */
+  private static final long COMPACT_AFTER_REWRITES = 100_000;
+
+  private void compactRewrittenPartitions() {
+    rocks.partitionLock.readLock().lock();
+    try (CompactRangeOptions co = new CompactRangeOptions()
+        .setBottommostLevelCompaction(CompactRangeOptions.BottommostLevelCompaction.kForce)) {
+      java.util.Set<ColumnFamilyHandle> live = new java.util.HashSet<>(rocks.allPartitions());
+      var it = rewrittenChunks.entrySet().iterator();
+      while (it.hasNext()) {
+        var e = it.next();
+        if (!live.contains(e.getKey())) {
+          it.remove(); // dropped by retention
+        } else if (e.getValue() >= COMPACT_AFTER_REWRITES) {
+          rocks.db.compactRange(e.getKey(), null, null, co);
+          it.remove();
+        }
+      }
+    } catch (RocksDBException e) {
+      LOG.log(System.Logger.Level.WARNING, "compacting finalized partitions failed; RocksDB"
+          + " will reclaim the space in later compactions", e);
+    } finally {
+      rocks.partitionLock.readLock().unlock();
     }
   }
 
@@ -1028,6 +1083,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
           for (byte[] k : keys) {
             batch.delete(cf, k);
           }
+          rewrittenChunks.merge(cf, (long) keys.size(), Long::sum);
           long[] ts = run.timestampsArray();
           long[] bits = run.valuesArray();
           for (int from = 0; from < run.size(); from += ChunkCodec.MAX_SAMPLES) {
