@@ -1056,10 +1056,14 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   private void finalizeBatch(List<WindowKey> windows, ChunkCodec codec) throws RocksDBException {
+    // Lock order as in flushHead: flushLock, then the partition read lock (a queued retention
+    // drop would otherwise block one of two threads holding the other lock).
+    flushLock.lock();
     rocks.partitionLock.readLock().lock();
     // One iterator per partition for the whole batch (windows come sorted by start). Created
     // after the batch's marks were cleared, so it sees every chunk whose mark was cleared.
     Map<ColumnFamilyHandle, RocksIterator> iterators = new HashMap<>();
+    List<WindowKey> marks = new ArrayList<>();
     try (WriteBatch batch = new WriteBatch()) {
       SampleRun run = new SampleRun(1024);
       List<byte[]> keys = new ArrayList<>();
@@ -1073,7 +1077,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         keys.clear();
         RocksIterator it = iterators.computeIfAbsent(cf, rocks.db::newIterator);
         int chunks = readChunks(it, w.seriesId(), ws, ws + WINDOW_MS - 1, run, false, keys);
-        batch.delete(cf, Keys.unfinalizedKey(w.seriesId(), ws));
+        marks.add(w);
         if (chunks == 0) {
           continue;
         }
@@ -1112,6 +1116,16 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         pendingDayBlocks.put(new WindowKey(w.seriesId(), day), enc);
         batch.put(hourCf, dayKey, enc);
       }
+      // A head flush writes chunks and their marks under flushLock, which this batch holds: a
+      // mark a flush put back since the pass cleared it is kept.
+      for (WindowKey w : marks) {
+        if (!unfinalized.containsKey(w)) {
+          ColumnFamilyHandle cf = rocks.partition(PartitionKind.CHUNKS, w.windowStartMs());
+          if (cf != null) {
+            batch.delete(cf, Keys.unfinalizedKey(w.seriesId(), w.windowStartMs()));
+          }
+        }
+      }
       rocks.db.write(rocks.writeOptions, batch);
     } finally {
       for (RocksIterator it : iterators.values()) {
@@ -1119,6 +1133,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       }
       pendingDayBlocks.clear();
       rocks.partitionLock.readLock().unlock();
+      flushLock.unlock();
     }
   }
 
