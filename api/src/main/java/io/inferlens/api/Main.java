@@ -180,21 +180,23 @@ public final class Main implements Runnable {
       }
       io.inferlens.analysis.diagnose.AnalysisConfig analysis =
           io.inferlens.analysis.diagnose.AnalysisConfig.defaults()
-              .withTiming(Units.parseDurationMs(evalStep), Units.parseDurationMs(rateWindow),
-                  Units.parseDurationMs(forDuration), Units.parseDurationMs(baselineMinHistory),
+              .withTiming(Units.parseDurationMs("--eval-step", evalStep),
+                  Units.parseDurationMs("--rate-window", rateWindow),
+                  Units.parseDurationMs("--for", forDuration),
+                  Units.parseDurationMs("--baseline-min-history", baselineMinHistory),
                   io.inferlens.analysis.diagnose.AnalysisConfig.defaults().baselineBlockMs())
               .withSlos(sloMap);
       ServerConfig config = new ServerConfig(ServerConfig.parseListen(listen), dataDir,
-          Units.parseDurationMs(retention), Units.parseBytes(maxRequestBytes),
-          Units.parseDurationMs(maxFuture), walSync, analysis, catalog,
+          Units.parseDurationMs("--retention", retention), Units.parseBytes(maxRequestBytes),
+          Units.parseDurationMs("--max-future", maxFuture), walSync, analysis, catalog,
           io.inferlens.analysis.target.TargetConfig.defaults()
               .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
               .withConsumerGroupTargets(consumerGroups))
           .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
           .withBlockCacheBytes(Units.parseBytes(blockCache))
           .withAnalysisWarmup(analysisWarmup)
-          .withStoreTuning(Units.parseDurationMs(rollup5mRetention),
-              Units.parseDurationMs(rollup1hRetention), headMaxSamples);
+          .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),
+              Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples);
       config.storeOptions();
       if (catalog != null) {
         io.inferlens.analysis.catalog.SignalCatalog.load(catalog);

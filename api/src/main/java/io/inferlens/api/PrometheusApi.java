@@ -253,10 +253,16 @@ public final class PrometheusApi {
       return Resolution.FIVE_MINUTES;
     }
     long stepMs;
-    try {
+    // Plain decimal seconds as Prometheus takes them; anything else is a duration ("1d" is a
+    // Java double literal, so Double.parseDouble alone would read it as 1 second).
+    if (step.matches("[0-9]+(\\.[0-9]+)?")) {
       stepMs = Math.round(Double.parseDouble(step) * 1000);
-    } catch (NumberFormatException e) {
-      stepMs = Units.parseDurationMs(step);
+      if (stepMs <= 0) {
+        throw new IllegalArgumentException("parameter step must be positive, got \"" + step
+            + "\"");
+      }
+    } else {
+      stepMs = Units.parseDurationMs("parameter step", step);
     }
     Resolution r = Resolution.coarsestFitting(stepMs);
     if (r == null) {

@@ -53,6 +53,23 @@ public final class Units {
   }
 
   /**
+   * {@link #parseDurationMs} for a named option or parameter, so the message says which.
+   *
+   * @param name the option or parameter, e.g. {@code --retention} or {@code step}
+   * @param text its value
+   * @return the duration in milliseconds, &gt; 0
+   * @throws IllegalArgumentException naming {@code name} if the text is not a positive duration
+   */
+  public static long parseDurationMs(String name, String text) {
+    try {
+      return parseDurationMs(text);
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      throw new IllegalArgumentException(name + ": invalid duration \"" + text
+          + "\": must be positive, e.g. 30d, 12h, 90m, 1h30m");
+    }
+  }
+
+  /**
    * @param text a byte size such as {@code 33554432}, {@code 32MiB} or {@code 512KiB}
    * @return the size in bytes, &gt; 0
    * @throws IllegalArgumentException if the text is not a positive size; the message quotes it

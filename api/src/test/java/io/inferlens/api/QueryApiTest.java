@@ -181,6 +181,13 @@ class QueryApiTest {
     assertThat(json("/api/v1/rollups?match[]=rollup_test_total&resolution=1h" + range)
         .get("resolution").asText()).isEqualTo("1h");
 
+    // "1d" is a duration (a day), not Java's double literal 1.0.
+    assertThat(json("/api/v1/rollups?match[]=rollup_test_total&step=1d" + range)
+        .get("resolution").asText()).isEqualTo("1h");
+    assertThat(get(base.resolve("/api/v1/rollups?match[]=rollup_test_total&step=abc")).body())
+        .contains("parameter step");
+    assertThat(get(base.resolve("/api/v1/rollups?match[]=rollup_test_total&step=0")).body())
+        .contains("must be positive");
     HttpResponse<String> tooFine = get(base.resolve(
         "/api/v1/rollups?match[]=rollup_test_total&step=30" + range));
     assertThat(tooFine.statusCode()).isEqualTo(400);

@@ -33,4 +33,14 @@ class ServeOptionsTest {
     assertThatThrownBy(() -> parse("--head-max-samples", "0"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--head-max-samples");
   }
+
+  @Test
+  void badDurationsNameTheirFlag() {
+    assertThatThrownBy(() -> parse("--rollup-5m-retention", "abc"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--rollup-5m-retention").hasMessageContaining("positive");
+    assertThatThrownBy(() -> parse("--rollup-1h-retention", "0"))
+        .hasMessageContaining("--rollup-1h-retention");
+    assertThatThrownBy(() -> parse("--retention", "-1d")).hasMessageContaining("--retention");
+  }
 }

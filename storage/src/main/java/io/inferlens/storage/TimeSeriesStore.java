@@ -1445,10 +1445,24 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       } finally {
         rocks.partitionLock.readLock().unlock();
       }
-      // Recent windows have no stored rollup yet: compute them from raw samples.
+      // Recent windows have no stored rollup yet, and a window with samples still in the head
+      // (a late write into a finalized window) has a stale one: compute those from raw samples;
+      // the builder keeps the later-added interval of equal starts, so these replace stored ones.
       for (int i = 0; i < refs.size(); i++) {
         SeriesRef ref = refs.get(i);
         long rawFrom = Math.max(from, coveredUntil[i]);
+        long headMin = Long.MAX_VALUE;
+        synchronized (ref) {
+          if (ref.head != null) {
+            headMin = ref.head.minTimestampMs();
+          }
+          if (ref.flushing != null) {
+            headMin = Math.min(headMin, ref.flushing.minTimestampMs());
+          }
+        }
+        if (headMin != Long.MAX_VALUE) {
+          rawFrom = Math.max(from, Math.min(rawFrom, windowStart(headMin)));
+        }
         if (rawFrom > endMs || !ref.mayHaveSamples(rawFrom, endMs)) {
           continue;
         }

@@ -174,6 +174,11 @@ class HeadAndChunksModelTest extends StoreTestBase {
       assertThat(store.append(List.of(write(s, w + 90_000, 5))).samplesAppended()).isEqualTo(1);
       assertThat(store.append(List.of(write(s, w + 60_000, 1))).samplesDuplicate()).isEqualTo(1);
       assertThat(store.append(List.of(write(s, w + 120_000, 9))).rejectedCount()).isEqualTo(1);
+      // Before any flush the late sample is in the head: the rollups already count it.
+      List<RollupSeries> early = store.selectRollups(List.of(Matcher.eq("__name__", "c")), w,
+          w + HOUR_MS, Resolution.FIVE_MINUTES);
+      assertThat(early.get(0).counts()).containsExactly(3);
+      assertThat(early.get(0).max()).containsExactly(5.0);
       store.flush();
       List<RollupSeries> r = store.selectRollups(List.of(Matcher.eq("__name__", "c")), w,
           w + HOUR_MS, Resolution.FIVE_MINUTES);
