@@ -61,9 +61,14 @@ public record ServerConfig(
       throw new IllegalArgumentException("--block-cache (" + blockCacheBytes
           + ") must be at least 0");
     }
-    if (rollup5mRetentionMs <= 0 || rollup1hRetentionMs <= 0) {
+    if (rollup5mRetentionMs < 86_400_000L) {
       throw new IllegalArgumentException("--rollup-5m-retention (" + rollup5mRetentionMs
-          + " ms) and --rollup-1h-retention (" + rollup1hRetentionMs + " ms) must be positive");
+          + " ms) must be at least 1d: rollups are written per 2-hour window");
+    }
+    if (rollup1hRetentionMs < rollup5mRetentionMs) {
+      throw new IllegalArgumentException("--rollup-1h-retention (" + rollup1hRetentionMs
+          + " ms) must be at least --rollup-5m-retention (" + rollup5mRetentionMs + " ms):"
+          + " the coarse rollups are the ones kept longer");
     }
     if (headMaxSamples < 1) {
       throw new IllegalArgumentException("--head-max-samples (" + headMaxSamples

@@ -42,5 +42,9 @@ class ServeOptionsTest {
     assertThatThrownBy(() -> parse("--rollup-1h-retention", "0"))
         .hasMessageContaining("--rollup-1h-retention");
     assertThatThrownBy(() -> parse("--retention", "-1d")).hasMessageContaining("--retention");
+    assertThatThrownBy(() -> parse("--rollup-5m-retention", "10s"))
+        .hasMessageContaining("--rollup-5m-retention").hasMessageContaining("at least 1d");
+    assertThatThrownBy(() -> parse("--rollup-1h-retention", "1d"))
+        .hasMessageContaining("at least --rollup-5m-retention");
   }
 }
