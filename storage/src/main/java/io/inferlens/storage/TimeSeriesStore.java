@@ -758,14 +758,19 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   /** Schedules a head flush unless one is already queued; under the append lock. */
   private Future<?> requestFlush() {
     if (pendingFlush == null || pendingFlush.isDone()) {
-      pendingFlush = background.submit(() -> {
-        try {
-          flushHead();
-        } catch (StorageException e) {
-          LOG.log(System.Logger.Level.ERROR, "head flush failed; the head log keeps the samples"
-              + " and the next flush retries", e);
-        }
-      });
+      try {
+        pendingFlush = background.submit(() -> {
+          try {
+            flushHead();
+          } catch (StorageException e) {
+            LOG.log(System.Logger.Level.ERROR, "head flush failed; the head log keeps the"
+                + " samples and the next flush retries", e);
+          }
+        });
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        // close() stopped the background thread: the head log keeps the samples for next open.
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+      }
     }
     return pendingFlush;
   }
