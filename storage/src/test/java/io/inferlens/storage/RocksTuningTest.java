@@ -37,8 +37,8 @@ class RocksTuningTest extends StoreTestBase {
           String name = new String(d.getName(), StandardCharsets.UTF_8);
           ColumnFamilyOptions o = d.getOptions();
           boolean partition = name.startsWith("chunks_") || name.startsWith("rollup");
-          assertThat(o.compressionPerLevel()).as(name).hasSize(7).containsOnly(partition
-              ? CompressionType.NO_COMPRESSION : CompressionType.LZ4_COMPRESSION);
+          assertThat(o.compressionPerLevel()).as(name).hasSize(7)
+              .containsOnly(CompressionType.LZ4_COMPRESSION);
           assertThat(o.bottommostCompressionType()).as(name)
               .isEqualTo(CompressionType.ZSTD_COMPRESSION);
           boolean log = name.equals(Keys.CF_HEAD_LOG);
