@@ -48,6 +48,9 @@ class RemoteReadTest {
 
   static final long STALE = 0x7ff0000000000002L;
   static final HttpClient HTTP = HttpClient.newBuilder()
+      // HTTP/1.1 as Prometheus speaks it: the JDK client's default h2c upgrade once failed
+      // with "EOF reached while reading" against Armeria in CI (SimulatorServerTest).
+      .version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
 
   private InferLensServer server;

@@ -22,6 +22,9 @@ final class Requests {
       "application/x-protobuf;proto=io.prometheus.write.v2.Request";
 
   private static final HttpClient HTTP = HttpClient.newBuilder()
+      // HTTP/1.1 as Prometheus speaks it: the JDK client's default h2c upgrade once failed
+      // with "EOF reached while reading" against Armeria in CI (SimulatorServerTest).
+      .version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
 
   private Requests() {}

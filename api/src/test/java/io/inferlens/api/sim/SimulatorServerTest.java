@@ -14,6 +14,9 @@ import org.junit.jupiter.api.Test;
 class SimulatorServerTest {
 
   private static final HttpClient HTTP = HttpClient.newBuilder()
+      // HTTP/1.1 as Prometheus speaks it: the JDK client's default h2c upgrade once failed
+      // with "EOF reached while reading" against Armeria in CI (SimulatorServerTest).
+      .version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
 
   private static HttpResponse<String> get(int port, String path) throws Exception {
