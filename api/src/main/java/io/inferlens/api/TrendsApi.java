@@ -62,10 +62,10 @@ import java.util.TreeMap;
 public final class TrendsApi {
 
   /**
-   * Most evaluation steps per request; a longer range gets a coarser step. 400,000 steps keep the
-   * analysis step (15 s) for ranges up to ~69 days, so trends read the engine's cached chunks
-   * (the same ones diagnoses and the warm-up fill) instead of evaluating raw samples at a step of
-   * their own; the response holds only daily values.
+   * Most evaluation steps of a {@code /trends/versions} request (the daily trend reads rollups and
+   * has no step of its own); a longer range gets a coarser step. 400,000 steps keep the analysis
+   * step (15 s) for ranges up to ~69 days, so versions read the engine's cached chunks (the same
+   * ones diagnoses and the warm-up fill) instead of evaluating raw samples at a step of their own.
    */
   static final int MAX_POINTS = 400_000;
   /** Default range: 30 days, in milliseconds. */
@@ -107,7 +107,10 @@ public final class TrendsApi {
     return new TimeParams(startMs, endMs);
   }
 
-  /** The analysis step, widened to a multiple of itself keeping the range ≤ MAX_POINTS steps. */
+  /**
+   * The analysis step of {@code /trends/versions}, widened to a multiple of itself keeping the
+   * range at most {@link #MAX_POINTS} steps, milliseconds.
+   */
   long stepFor(TimeParams t) {
     long base = engine.config().stepMs();
     long span = t.endMs() - t.startMs();
