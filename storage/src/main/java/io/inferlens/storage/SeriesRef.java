@@ -46,6 +46,12 @@ final class SeriesRef {
   /** See {@link #minBoundMs}. */
   volatile long maxBoundMs = Long.MIN_VALUE;
 
+  /**
+   * This series' samples in the append call running now, null outside one; only read and written
+   * under the store's append lock.
+   */
+  TimeSeriesStore.Pending pending;
+
   /** The index this ref was added to; null before. */
   volatile SeriesIndex owner;
 

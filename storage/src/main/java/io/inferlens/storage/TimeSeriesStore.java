@@ -111,6 +111,15 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private final ScheduledExecutorService background;
   /** Windows with chunks written since they were last finalized: (series id, window start). */
   private final Map<WindowKey, Boolean> unfinalized = new ConcurrentHashMap<>();
+
+  /** Most {@link Pending} kept between appends: a remote-write request has ~2,000 series. */
+  private static final int MAX_POOLED_PENDING = 16_384;
+
+  /** Reusable {@link Pending}s; guarded by {@link #appendLock}. */
+  private final List<Pending> pendingPool = new ArrayList<>();
+
+  /** The series of the running append, in first-seen order; guarded by {@link #appendLock}. */
+  private final List<Pending> pendingInCall = new ArrayList<>();
   /** Samples written to each chunk partition (by start), an estimate after crash replays. */
   private final Map<Long, AtomicLong> partitionSamples = new ConcurrentHashMap<>();
 
@@ -419,20 +428,28 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     return result;
   }
 
-  /** A series touched by one append: its accepted samples in call order. */
-  private static final class Pending {
-    final SeriesRef ref;
-    final boolean created;
-    long[] ts = new long[8];
-    long[] bits = new long[8];
+  /**
+   * A series touched by one append: its accepted samples in call order. Instances are pooled
+   * across calls under the append lock ({@link #pendingPool}), so a call allocates nothing per
+   * series once the pool has grown to the calls' series count.
+   */
+  static final class Pending {
+    SeriesRef ref;
+    boolean created;
+    long[] ts = new long[4];
+    long[] bits = new long[4];
     int n;
-    long maxTs = Long.MIN_VALUE;
+    long maxTs;
     /** Built only when a sample arrives out of order within the call. */
     Map<Long, Long> byTs;
 
-    Pending(SeriesRef ref, boolean created) {
+    Pending reset(SeriesRef ref, boolean created) {
       this.ref = ref;
       this.created = created;
+      n = 0;
+      maxTs = Long.MIN_VALUE;
+      byTs = null;
+      return this;
     }
 
     Long get(long t) {
@@ -478,9 +495,33 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   private AppendResult appendLocked(List<SeriesWrite> writes) throws StorageException {
+    // Series of this call in first-seen order. A known series finds its Pending through
+    // SeriesRef.pending (no hashing of ten-odd label strings per series); new ones by label set.
+    List<Pending> pending = pendingInCall;
+    try {
+      return appendLocked(writes, pending);
+    } finally {
+      for (Pending p : pending) {
+        p.ref.pending = null;
+        p.ref = null;
+        if (p.ts.length > 1024) { // a rare long series: do not keep its arrays
+          p.ts = new long[4];
+          p.bits = new long[4];
+        }
+      }
+      pending.clear();
+      if (pendingPool.size() > MAX_POOLED_PENDING) {
+        pendingPool.subList(MAX_POOLED_PENDING, pendingPool.size()).clear();
+      }
+    }
+  }
+
+  /** @param pending empty; filled with the call's series, whose {@code ref.pending} is set */
+  private AppendResult appendLocked(List<SeriesWrite> writes, List<Pending> pending)
+      throws StorageException {
     long nowMs = clock.millis();
     long horizonMs = saturatedSubtract(nowMs, options.retentionMs());
-    Map<LabelSet, Pending> pending = new LinkedHashMap<>();
+    Map<LabelSet, Pending> newSeries = null;
     Map<WindowKey, CachedWindow> windowCache = new HashMap<>();
     Rejections rejections = new Rejections();
     long duplicates = 0;
@@ -489,8 +530,16 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     try {
       for (SeriesWrite w : writes) {
         LabelSet labels = w.labels();
-        Pending p = pending.get(labels);
-        SeriesRef known = p != null ? p.ref : index.get(labels);
+        SeriesRef known = index.get(labels);
+        Pending p;
+        if (known != null) {
+          p = known.pending;
+        } else {
+          p = newSeries == null ? null : newSeries.get(labels);
+          if (p != null) {
+            known = p.ref;
+          }
+        }
         if (known != null && !known.maxKnown) {
           loadMaxTimestamp(known);
         }
@@ -535,15 +584,25 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
             }
           }
           if (p == null) {
+            int pooled = pending.size();
+            if (pooled == pendingPool.size()) {
+              pendingPool.add(new Pending());
+            }
+            p = pendingPool.get(pooled);
             if (known != null) {
-              p = new Pending(known, false);
+              p.reset(known, false);
             } else {
               SeriesRef ref = new SeriesRef(newId++, labels, SeriesRef.NO_SAMPLES);
               ref.maxKnown = true;
-              p = new Pending(ref, true);
+              p.reset(ref, true);
               known = ref;
+              if (newSeries == null) {
+                newSeries = new HashMap<>();
+              }
+              newSeries.put(labels, p);
             }
-            pending.put(labels, p);
+            p.ref.pending = p;
+            pending.add(p);
           }
           p.add(ts, bits);
         }
@@ -558,7 +617,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     long seq = nextLogSeq;
     try (WriteBatch batch = new WriteBatch()) {
       logRecord.reset();
-      for (Pending p : pending.values()) {
+      for (Pending p : pending) {
         if (p.created) {
           putSeries(batch, p.ref);
         }
@@ -587,7 +646,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     nextSeriesId = newId;
     long minTs = Long.MAX_VALUE;
     long maxTs = Long.MIN_VALUE;
-    for (Pending p : pending.values()) {
+    for (Pending p : pending) {
       SeriesRef ref = p.ref;
       long pMin = Long.MAX_VALUE;
       synchronized (ref) {
