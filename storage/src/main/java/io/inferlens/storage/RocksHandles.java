@@ -46,27 +46,28 @@ final class RocksHandles implements AutoCloseable {
   private static final double BLOOM_BITS_PER_KEY = 10;
 
   /**
-   * Memtable of the head log: 64 MiB. A logged sample costs about 10-12 bytes, so this holds
+   * Memtable of the head log: 32 MiB. A logged sample costs about 10-12 bytes, so this holds
    * more than the head's default budget of 2 M samples ({@link TimeSeriesStore#HEAD_MAX_SAMPLES});
-   * the head is flushed and the log truncated by a range delete before the memtable fills, so
-   * the log rarely reaches an SST file at all (a flush drops keys covered by a range tombstone).
+   * the head is flushed and the log truncated by a range delete about when the memtable fills, so
+   * most of the log never reaches an SST file (a flush drops keys covered by a range tombstone).
    */
-  private static final long HEAD_LOG_WRITE_BUFFER_BYTES = 64L << 20;
+  private static final long HEAD_LOG_WRITE_BUFFER_BYTES = 32L << 20;
 
   /**
-   * Memtable of each partition: 16 MiB. Chunks arrive in bursts of a head flush (about 1.5
-   * B/sample, so 2 M samples are 3 MiB), so one memtable holds several flushes.
+   * Memtable of each partition: 8 MiB. Chunks arrive in bursts of a head flush (about 1.5
+   * B/sample, so 2 M samples are 3 MiB), so one memtable holds a few flushes.
    */
-  private static final long PARTITION_WRITE_BUFFER_BYTES = 16L << 20;
+  private static final long PARTITION_WRITE_BUFFER_BYTES = 8L << 20;
 
-  /** Memtable of each index column family: 16 MiB; they grow only with new series. */
-  private static final long INDEX_WRITE_BUFFER_BYTES = 16L << 20;
+  /** Memtable of each index column family: 4 MiB; they grow only with new series. */
+  private static final long INDEX_WRITE_BUFFER_BYTES = 4L << 20;
 
   /**
-   * Ceiling on all memtables together, charged to the block cache: 256 MiB. Without it every
-   * partition a backfill touches could hold its own memtables.
+   * Ceiling on all memtables together, charged to the block cache: 80 MiB, the head log's two
+   * memtables and a few partitions'. Without it every partition a backfill touches could hold its
+   * own memtables; at 256 MiB the s100k-240 bench peaked at 107 MiB of memtables and 842 MiB RSS.
    */
-  private static final long ALL_MEMTABLES_BYTES = 256L << 20;
+  private static final long ALL_MEMTABLES_BYTES = 80L << 20;
 
   /**
    * Levels of every column family (RocksDB's default), LZ4 above and ZSTD at the bottom. For the
