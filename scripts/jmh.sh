@@ -7,8 +7,9 @@
 # Benchmarks live in MODULE/src/test/java (beside the code they measure); jmh-generator-annprocess
 # on the test classpath generates META-INF/BenchmarkList during test-compile. MVN_OFFLINE=1 adds -o
 # (works once maven-dependency-plugin and its dependencies are in ~/.m2).
-# JMH_ALSO_MAKE=0 drops -am, so the modules MODULE depends on come from ~/.m2 instead of being
-# recompiled (useful while someone else is editing them).
+# By default (-am) the modules MODULE depends on are compiled from this tree and put on the
+# classpath as target/classes. JMH_ALSO_MAKE=0 drops -am, so they come from ~/.m2 instead, as
+# last installed (useful while someone else is editing them; stale if they changed since).
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
@@ -35,10 +36,12 @@ if [[ "${JMH_ALSO_MAKE:-1}" == 0 ]]; then
   also_make=()
 fi
 
-mvn -q -B "${offline[@]}" -pl "$module" "${also_make[@]}" test-compile
 cpfile="$root/$module/target/jmh.classpath"
-mvn -q -B "${offline[@]}" -pl "$module" dependency:build-classpath \
-  -Dmdep.includeScope=test -Dmdep.outputFile="$cpfile"
+# One reactor invocation: with -am, the modules MODULE depends on are resolved to their freshly
+# compiled target/classes (the reactor builds them first, and MODULE, built last, writes the
+# classpath file last), not to possibly stale jars in ~/.m2, so no `mvn install` is needed.
+mvn -q -B "${offline[@]}" -pl "$module" "${also_make[@]}" test-compile \
+  dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$cpfile"
 
 if [[ ! -f "$module/target/test-classes/META-INF/BenchmarkList" ]]; then
   echo "no META-INF/BenchmarkList in $module/target/test-classes: is jmh-generator-annprocess" \
