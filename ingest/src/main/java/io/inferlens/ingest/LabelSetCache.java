@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Why SipHash-1-3 rather than 2-4: on this workload's ~300-byte keys 2-4 took ~200 ns per key
  * and 1-3 ~115 ns (the unkeyed hash it replaces ~45 ns), so 2-4 made decoding a request whose
- * series are all cached ~40 % slower, 1-3 ~10 %. SipHash-1-3 is what Rust's standard hash maps
+ * series are all cached and CPU-cache resident ~40 % slower, 1-3 ~20 % (docs/BENCHMARKS.md). SipHash-1-3 is what Rust's standard hash maps
  * and CPython's string hash (3.11+) use against hash flooding, whose security rests on the same
  * property as here (outputs unpredictable without the key, outputs never shown to the
  * attacker); no attack on it better than generic is published. Switching to
