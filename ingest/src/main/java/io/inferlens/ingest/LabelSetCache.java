@@ -1,10 +1,7 @@
 package io.inferlens.ingest;
 
 import io.inferlens.storage.LabelSet;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-import java.util.Arrays;
+import java.security.SecureRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -15,20 +12,58 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * the same series every scrape with the same bytes, so a hit skips UTF-8 decoding, sorting,
  * validation and the LabelSet allocation.
  *
- * <p>Correctness: decoding and validating labels depends on nothing but their bytes, and a hit
- * requires the full bytes to be equal (the hash only picks the slot), so a hit returns what the
- * full decode would have built. Only label sets that passed every label rule are inserted: a
- * series whose labels are invalid is never cached and is rejected by the full decode every time.
+ * <p>Keys are not stored: an entry holds the key's length and a 128-bit keyed hash of its bytes
+ * ({@link SipHash#hash128x13 SipHash-1-3}, 128-bit output, under a key drawn once per process
+ * from {@link SecureRandom}), and a lookup whose length and 128-bit hash equal an entry's is a
+ * hit. A hit thus reads the table slot and one small entry (40 bytes: one or two cache lines),
+ * never the 300–500 key bytes, which with 100,000 series are out of the CPU caches (measured in
+ * production at about 1 µs, seven cache-line misses, per series when compared); and a resident
+ * entry no longer retains its key bytes.
+ *
+ * <p>Correctness: decoding and validating labels depends on nothing but their bytes, so a hit
+ * for the same bytes returns what the full decode would have built. A hit for <em>other</em>
+ * bytes needs two distinct keys of one length with equal 128-bit SipHash outputs. SipHash is a
+ * pseudorandom function: under a uniformly random secret key its outputs for distinct inputs
+ * behave as independent uniform 128-bit values, so among n distinct keys ever hashed by one
+ * process, the probability that any two collide is at most about n² / 2<sup>129</sup>:
+ * ~10<sup>-29</sup> for the 100,000 series of the bench set, ~1.5 × 10<sup>-21</sup> for a
+ * billion distinct series over a process' lifetime (series churn included), far below the rate
+ * of undetected hardware memory and CPU errors, which the full byte comparison did not protect
+ * against either. The key is secret and new in every process, and neither hashes nor hits are
+ * visible to senders, so a sender cannot craft colliding label sets: without the key, each
+ * attempt collides with a given entry with probability 2<sup>-128</sup>.
+ *
+ * <p>What a collision would do: the samples of the looked-up series would be stored under the
+ * colliding entry's (valid) label set, i.e. attached to the wrong series, silently, until that
+ * entry is evicted or the process restarts (an invalid label set still could not get in). At
+ * these probabilities that is accepted, as content addressing by 128-bit or longer hashes is
+ * accepted elsewhere; the alternative, comparing the stored bytes, cost ~20 % of the receiver's
+ * CPU at 100,000 series.
+ *
+ * <p>Why SipHash-1-3 rather than 2-4: on this workload's ~300-byte keys 2-4 took ~200 ns per key
+ * and 1-3 ~115 ns (the unkeyed hash it replaces ~45 ns), so 2-4 made decoding a request whose
+ * series are all cached and CPU-cache resident ~40 % slower, 1-3 ~20 % (docs/BENCHMARKS.md). SipHash-1-3 is what Rust's standard hash maps
+ * and CPython's string hash (3.11+) use against hash flooding, whose security rests on the same
+ * property as here (outputs unpredictable without the key, outputs never shown to the
+ * attacker); no attack on it better than generic is published. Switching to
+ * {@link SipHash#hash128x24} is a one-line change if that margin is ever wanted.
+ *
+ * <p>Only label sets that passed every label rule are inserted: a series whose labels are
+ * invalid is never cached and is rejected by the full decode every time.
+ *
+ * <p>The 64-bit slot hash is the first half of the SipHash output (its two 32-bit halves pick the
+ * two candidate slots), so a key is hashed once.
  *
  * <p>Memory bound: a table of {@link #DEFAULT_SLOTS} references (or the count given to the
- * constructor); each slot holds at most one entry, and an entry is only inserted when its
- * estimated retained size ({@link #retainedBytes}: key bytes, the LabelSet, its arrays and its
- * strings counted as if not shared, JVM object headers included) is at most
- * {@link #MAX_ENTRY_BYTES}. So a cache holds at most about {@code slots * (MAX_ENTRY_BYTES + 4)}
- * bytes (compressed references, i.e. heaps under 32 GiB): 131,072 × 4,100 B ≈ 512 MiB with
- * the defaults, whatever the senders send. The series of the vLLM/DCGM benchmark request (8–14
- * labels) are estimated at 1.0–2.2 KiB and really retain less, because most of their strings
- * ({@code job}, {@code instance}, metric names, {@code le} values) are shared with other series.
+ * constructor); each slot holds at most one entry, and an entry is only inserted when its key
+ * is at most {@link #MAX_KEY_BYTES} long and its estimated retained size
+ * ({@link #retainedBytes}: the entry, the LabelSet, its arrays and its strings counted as if not
+ * shared, JVM object headers included) is at most {@link #MAX_ENTRY_BYTES}. So a cache holds at
+ * most about {@code slots * (MAX_ENTRY_BYTES + 4)} bytes (compressed references, i.e. heaps
+ * under 32 GiB): 131,072 × 4,100 B ≈ 512 MiB with the defaults, whatever the senders send. The
+ * series of the vLLM/DCGM benchmark request (8–14 labels) are estimated at under 2.2 KiB and
+ * really retain less, because most of their strings ({@code job}, {@code instance}, metric names,
+ * {@code le} values) are shared with other series.
  *
  * <p>Replacement: each key has two candidate slots (two halves of a 64-bit hash); a miss fills an
  * empty candidate, else overwrites one of the two at random. Under cyclic access (every series
@@ -39,18 +74,19 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@link RemoteWriteHandler} (a per-thread cache would multiply the memory by the blocking pool's
  * thread count and split the hits among threads). Entries are immutable and published with
  * release/acquire semantics; concurrent inserts into one slot simply let the last one win.
+ * {@link Key} instances are not thread safe: one per thread.
  */
 final class LabelSetCache {
 
   /**
    * 131,072 slots: room for the active series of several hundred vLLM/DCGM targets (the bench's
    * 100,000-series set fits at about 76 % load). An entry's LabelSet is the same object the
-   * store's index keeps for the series, so a resident entry costs its key bytes and about 40
-   * bytes more in practice, far under the worst-case bound below.
+   * store's index keeps for the series, so a resident entry costs about 40 bytes in practice,
+   * far under the worst-case bound below.
    */
   static final int DEFAULT_SLOTS = 1 << 17;
 
-  /** Keys longer than this (in bytes) are never cached: the entry could not fit the budget. */
+  /** Keys longer than this (in bytes) are never cached. */
   static final int MAX_KEY_BYTES = 1024;
 
   /**
@@ -59,18 +95,50 @@ final class LabelSetCache {
    */
   static final int MAX_ENTRY_BYTES = 4096;
 
-  private static final VarHandle LONG_LE =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  /** The SipHash key, secret and new in every process. */
+  private static final long K0;
+  private static final long K1;
 
-  /** An immutable cache entry: the key bytes, their hash, and the label set built from them. */
+  static {
+    SecureRandom random = new SecureRandom();
+    K0 = random.nextLong();
+    K1 = random.nextLong();
+  }
+
+  /**
+   * What identifies a key in the cache: its length and 128-bit keyed hash. Mutable and reused:
+   * {@link #set} it for each key. Not thread safe; one per thread.
+   */
+  static final class Key {
+    /** The SipHash-1-3 output: [0] bytes 0–7 (the slot hash), [1] bytes 8–15. */
+    final long[] hash = new long[2];
+    /** The key length in bytes. */
+    int len;
+
+    /**
+     * @param buf source bytes
+     * @param off start of the key in {@code buf}
+     * @param len key length in bytes, ≥ 0
+     * @return this, now identifying those bytes
+     */
+    Key set(byte[] buf, int off, int len) {
+      SipHash.hash128x13(K0, K1, buf, off, len, hash);
+      this.len = len;
+      return this;
+    }
+  }
+
+  /** An immutable cache entry: a key's length and hash, and the label set built from it. */
   private static final class Entry {
-    final long hash;
-    final byte[] key;
+    final int len;
+    final long hash0;
+    final long hash1;
     final LabelSet labels;
 
-    Entry(long hash, byte[] key, LabelSet labels) {
-      this.hash = hash;
-      this.key = key;
+    Entry(Key key, LabelSet labels) {
+      this.len = key.len;
+      this.hash0 = key.hash[0];
+      this.hash1 = key.hash[1];
       this.labels = labels;
     }
   }
@@ -102,81 +170,30 @@ final class LabelSetCache {
   }
 
   /**
-   * @param buf source bytes
-   * @param off start of the key in {@code buf}
-   * @param len key length in bytes, ≥ 0
-   * @return a 64-bit hash of the bytes, to pass to {@link #get} and {@link #put}
+   * @param key the key's length and hash, {@link Key#set set} from its bytes
+   * @return the label set cached for the bytes that {@code key} identifies, or null
    */
-  static long hash(byte[] buf, int off, int len) {
-    int i = off;
-    int end = off + len;
-    long h;
-    if (len >= 32) {
-      // Four independent lanes (xxHash64's round): keys are ~300 bytes, and one dependent
-      // multiply chain per word was a fifth of the decode time.
-      long h1 = 0x60EA27EEADC0B5D6L;
-      long h2 = 0xC2B2AE3D27D4EB4FL;
-      long h3 = 0;
-      long h4 = 0x61C8864E7A143579L;
-      for (; i + 32 <= end; i += 32) {
-        h1 = round(h1, (long) LONG_LE.get(buf, i));
-        h2 = round(h2, (long) LONG_LE.get(buf, i + 8));
-        h3 = round(h3, (long) LONG_LE.get(buf, i + 16));
-        h4 = round(h4, (long) LONG_LE.get(buf, i + 24));
-      }
-      h = Long.rotateLeft(h1, 1) + Long.rotateLeft(h2, 7) + Long.rotateLeft(h3, 12)
-          + Long.rotateLeft(h4, 18);
-    } else {
-      h = 0x27D4EB2F165667C5L;
-    }
-    h += len;
-    for (; i + Long.BYTES <= end; i += Long.BYTES) {
-      h = Long.rotateLeft(h ^ round(0, (long) LONG_LE.get(buf, i)), 27) * 0x9E3779B97F4A7C15L;
-    }
-    long tail = 0;
-    for (int shift = 0; i < end; i++, shift += 8) {
-      tail |= (buf[i] & 0xffL) << shift;
-    }
-    h ^= tail * 0xC2B2AE3D27D4EB4FL;
-    // fmix64 of MurmurHash3: every input bit affects both 32-bit halves used as slots.
-    h ^= h >>> 33;
-    h *= 0xFF51AFD7ED558CCDL;
-    h ^= h >>> 33;
-    h *= 0xC4CEB9FE1A85EC53L;
-    h ^= h >>> 33;
-    return h;
+  LabelSet get(Key key) {
+    long h = key.hash[0];
+    LabelSet hit = match(table.getAcquire(slot1(h)), key);
+    return hit != null ? hit : match(table.getAcquire(slot2(h)), key);
   }
 
   /**
-   * @param buf source bytes
-   * @param off start of the key in {@code buf}
-   * @param len key length in bytes, ≥ 0
-   * @param hash {@link #hash hash(buf, off, len)}
-   * @return the label set cached for exactly these bytes, or null
-   */
-  LabelSet get(byte[] buf, int off, int len, long hash) {
-    LabelSet hit = match(table.getAcquire(slot1(hash)), buf, off, len, hash);
-    return hit != null ? hit : match(table.getAcquire(slot2(hash)), buf, off, len, hash);
-  }
-
-  /**
-   * Remembers {@code labels} for these key bytes, unless the entry would exceed
-   * {@link #MAX_ENTRY_BYTES}. The bytes are copied.
+   * Remembers {@code labels} for the bytes that {@code key} identifies, unless they are longer
+   * than {@link #MAX_KEY_BYTES} or the entry would exceed {@link #MAX_ENTRY_BYTES}.
    *
-   * @param buf source bytes
-   * @param off start of the key in {@code buf}
-   * @param len key length in bytes, ≥ 0
-   * @param hash {@link #hash hash(buf, off, len)}
+   * @param key the key's length and hash, {@link Key#set set} from its bytes
    * @param labels the canonical label set the decoder built and validated from these bytes
    * @return whether the entry was stored
    */
-  boolean put(byte[] buf, int off, int len, long hash, LabelSet labels) {
-    if (len > MAX_KEY_BYTES || retainedBytes(len, labels) > MAX_ENTRY_BYTES) {
+  boolean put(Key key, LabelSet labels) {
+    if (key.len > MAX_KEY_BYTES || retainedBytes(labels) > MAX_ENTRY_BYTES) {
       return false;
     }
-    Entry e = new Entry(hash, Arrays.copyOfRange(buf, off, off + len), labels);
-    int s1 = slot1(hash);
-    int s2 = slot2(hash);
+    Entry e = new Entry(key, labels);
+    int s1 = slot1(key.hash[0]);
+    int s2 = slot2(key.hash[0]);
     int slot;
     if (table.getAcquire(s1) == null) {
       slot = s1;
@@ -190,23 +207,18 @@ final class LabelSetCache {
     return true;
   }
 
-  private static long round(long acc, long word) {
-    return Long.rotateLeft(acc + word * 0xC2B2AE3D27D4EB4FL, 31) * 0x9E3779B97F4A7C15L;
-  }
-
   /**
    * A conservative estimate of the heap an entry retains, in bytes, for 64-bit JVMs with
    * compressed references (12-byte object headers, 16-byte array headers, 8-byte alignment):
-   * the entry, the key array, the LabelSet with its two arrays, and each label string as if it
-   * were shared with nothing else (1 byte per char when all chars are Latin-1, else 2, as
-   * compact strings store them).
+   * the entry, the LabelSet with its two arrays, and each label string as if it were shared
+   * with nothing else (1 byte per char when all chars are Latin-1, else 2, as compact strings
+   * store them).
    *
-   * @param keyLen key length in bytes
    * @param labels the label set the entry would hold
    * @return the estimate in bytes
    */
-  static long retainedBytes(int keyLen, LabelSet labels) {
-    long bytes = align(12 + 8 + 4 + 4) + align(16 + keyLen);
+  static long retainedBytes(LabelSet labels) {
+    long bytes = align(12 + 4 + 8 + 8 + 4);
     int n = labels.size();
     bytes += align(12 + 4 + 4 + 4) + 2 * align(16 + 4L * n);
     for (int i = 0; i < n; i++) {
@@ -238,9 +250,8 @@ final class LabelSetCache {
     return (int) (hash >>> 32) & mask;
   }
 
-  private static LabelSet match(Entry e, byte[] buf, int off, int len, long hash) {
-    if (e != null && e.hash == hash
-        && Arrays.equals(e.key, 0, e.key.length, buf, off, off + len)) {
+  private static LabelSet match(Entry e, Key key) {
+    if (e != null && e.hash0 == key.hash[0] && e.hash1 == key.hash[1] && e.len == key.len) {
       return e.labels;
     }
     return null;

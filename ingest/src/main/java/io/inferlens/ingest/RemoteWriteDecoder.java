@@ -61,10 +61,11 @@ import java.util.Map;
  * that is not valid UTF-8 rejects only its series.
  *
  * <p>Series seen before: the raw bytes of a series' leading run of label fields are looked up in
- * a {@link LabelSetCache}; on a hit (full byte comparison) the cached label set, built and
- * validated from the same bytes earlier, is used as is, and the labels are not decoded, sorted
- * or checked again. Only label sets that passed every rule above are cached, so the cache never
- * changes which series are accepted or the messages of rejected ones.
+ * a {@link LabelSetCache}; on a hit (equal length and 128-bit keyed hash, see there for why that
+ * identifies the bytes) the cached label set, built and validated from the same bytes earlier,
+ * is used as is, and the labels are not decoded, sorted or checked again. Only label sets that
+ * passed every rule above are cached, so the cache never changes which series are accepted or
+ * the messages of rejected ones.
  *
  * <p>Thread safety: <b>not thread safe</b>. An instance reuses growable flat arrays (label
  * scratch, sample scratch, decompression buffer) and a label string cache between calls; use one
@@ -114,7 +115,8 @@ public final class RemoteWriteDecoder {
   /** The leading run of label fields of the current series: buffer index and length in bytes. */
   private int runStart;
   private int runLen;
-  private long runHash;
+  /** The run's length and keyed hash, its identity in the {@link LabelSetCache}. */
+  private final LabelSetCache.Key runKey = new LabelSetCache.Key();
   /** Whether the run is the series' whole label set and short enough to be a cache key. */
   private boolean runCacheable;
   /** The cache hit of the current series; its labels are then not in {@link #names}. */
@@ -243,8 +245,7 @@ public final class RemoteWriteDecoder {
     runLen = labelRunLength(buf, runStart, runStart + in.getBytesUntilLimit());
     runCacheable = runLen > 0 && runLen <= LabelSetCache.MAX_KEY_BYTES;
     if (runCacheable) {
-      runHash = LabelSetCache.hash(buf, runStart, runLen);
-      cachedLabels = labelSets.get(buf, runStart, runLen, runHash);
+      cachedLabels = labelSets.get(runKey.set(buf, runStart, runLen));
       if (cachedLabels != null) {
         in.skipRawBytes(runLen); // exactly the bytes the label loop below would have consumed
       }
@@ -496,7 +497,7 @@ public final class RemoteWriteDecoder {
             "bug: labels passed validation but LabelSet refused them: " + e.getMessage(), e);
       }
       if (runCacheable) {
-        labelSets.put(buf, runStart, runLen, runHash, labels);
+        labelSets.put(runKey, labels);
       }
     }
     valid.add(new SeriesWrite(labels, Arrays.copyOf(timestampsMs, sampleCount),

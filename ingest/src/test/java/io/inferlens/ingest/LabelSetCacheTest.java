@@ -22,38 +22,63 @@ class LabelSetCacheTest {
     LabelSetCache cache = new LabelSetCache(16);
     byte[] a = framed("xx", "key bytes of a series", "yy");
     int len = a.length - 4;
-    long h = LabelSetCache.hash(a, 2, len);
-    assertThat(cache.get(a, 2, len, h)).isNull();
-    assertThat(cache.put(a, 2, len, h, UP)).isTrue();
+    LabelSetCache.Key ka = key(a, 2, len);
+    assertThat(cache.get(ka)).isNull();
+    assertThat(cache.put(ka, UP)).isTrue();
 
     byte[] b = framed("", "key bytes of a series", "zzz"); // same key, other buffer and offset
-    assertThat(LabelSetCache.hash(b, 0, len)).isEqualTo(h);
-    assertThat(cache.get(b, 0, len, h)).isSameAs(UP).isEqualTo(LabelSet.of("job", "node",
+    LabelSetCache.Key kb = key(b, 0, len);
+    assertThat(kb.hash).isEqualTo(ka.hash);
+    assertThat(cache.get(kb)).isSameAs(UP).isEqualTo(LabelSet.of("job", "node",
         "__name__", "up"));
-    a[5] = 'X'; // the cache copied the key: changing the source does not change the entry
-    assertThat(cache.get(b, 0, len, h)).isSameAs(UP);
+    a[5] = 'X'; // the entry does not depend on the source buffer
+    assertThat(cache.get(key(b, 0, len))).isSameAs(UP);
   }
 
   @Test
   void differentBytesMiss() {
     LabelSetCache cache = new LabelSetCache(16);
     byte[] key = "key bytes of a series".getBytes(StandardCharsets.UTF_8);
-    cache.put(key, 0, key.length, LabelSetCache.hash(key, 0, key.length), UP);
+    cache.put(key(key, 0, key.length), UP);
 
     byte[] oneByteOff = key.clone();
     oneByteOff[7] ^= 1;
-    assertThat(cache.get(oneByteOff, 0, key.length, LabelSetCache.hash(oneByteOff, 0,
-        key.length))).isNull();
+    assertThat(cache.get(key(oneByteOff, 0, key.length))).isNull();
     // A prefix and a longer key.
-    assertThat(cache.get(key, 0, key.length - 1, LabelSetCache.hash(key, 0, key.length - 1)))
-        .isNull();
+    assertThat(cache.get(key(key, 0, key.length - 1))).isNull();
     byte[] longer = "key bytes of a series!".getBytes(StandardCharsets.UTF_8);
-    assertThat(cache.get(longer, 0, longer.length, LabelSetCache.hash(longer, 0, longer.length)))
-        .isNull();
-    // A full 64-bit hash collision (simulated by passing the cached key's hash) still misses:
-    // the bytes are compared in full.
-    assertThat(cache.get(oneByteOff, 0, key.length, LabelSetCache.hash(key, 0, key.length)))
-        .isNull();
+    assertThat(cache.get(key(longer, 0, longer.length))).isNull();
+  }
+
+  @Test
+  void aHitIsEqualLengthAndEqual128BitHash() {
+    LabelSetCache cache = new LabelSetCache(16);
+    byte[] k = "key bytes of a series".getBytes(StandardCharsets.UTF_8);
+    LabelSetCache.Key cached = key(k, 0, k.length);
+    cache.put(cached, UP);
+
+    // Either half of the hash, or the length, differing: a miss.
+    LabelSetCache.Key probe = copy(cached);
+    probe.hash[1] ^= 1L << 63;
+    assertThat(cache.get(probe)).isNull();
+    probe = copy(cached);
+    probe.hash[0] ^= 1L << 63; // same slots (the top bit is masked off), other hash
+    assertThat(cache.get(probe)).isNull();
+    probe = copy(cached);
+    probe.len++;
+    assertThat(cache.get(probe)).isNull();
+    // By design, the stored key bytes are gone and a full 128-bit collision (simulated here by
+    // copying the hash; about n^2 / 2^129 likely with a secret key) is taken as a hit.
+    assertThat(cache.get(copy(cached))).isSameAs(UP);
+  }
+
+  @Test
+  void keysAreHashedWithTheProcessKeyNotAFixedOne() {
+    byte[] k = "key bytes of a series".getBytes(StandardCharsets.UTF_8);
+    long[] unkeyed = new long[2];
+    SipHash.hash128x13(0, 0, k, 0, k.length, unkeyed);
+    // Equal only if SecureRandom drew two zero longs.
+    assertThat(key(k, 0, k.length).hash).isNotEqualTo(unkeyed);
   }
 
   @Test
@@ -63,13 +88,13 @@ class LabelSetCacheTest {
     for (int i = 0; i < 1000; i++) {
       byte[] k = ("series-" + i).getBytes(StandardCharsets.UTF_8);
       keys.add(k);
-      assertThat(cache.put(k, 0, k.length, LabelSetCache.hash(k, 0, k.length),
+      assertThat(cache.put(key(k, 0, k.length),
           LabelSet.of("__name__", "m", "i", Integer.toString(i)))).isTrue();
     }
     int resident = 0;
     for (int i = 0; i < keys.size(); i++) {
       byte[] k = keys.get(i);
-      LabelSet hit = cache.get(k, 0, k.length, LabelSetCache.hash(k, 0, k.length));
+      LabelSet hit = cache.get(key(k, 0, k.length));
       if (hit != null) {
         resident++;
         assertThat(hit.get("i")).isEqualTo(Integer.toString(i));
@@ -83,20 +108,20 @@ class LabelSetCacheTest {
   void entriesOverTheByteBudgetAreNotCached() {
     LabelSetCache cache = new LabelSetCache(16);
     byte[] longKey = new byte[LabelSetCache.MAX_KEY_BYTES + 1];
-    long h = LabelSetCache.hash(longKey, 0, longKey.length);
-    assertThat(cache.put(longKey, 0, longKey.length, h, UP)).isFalse();
-    assertThat(cache.get(longKey, 0, longKey.length, h)).isNull();
+    LabelSetCache.Key lk = key(longKey, 0, longKey.length);
+    assertThat(cache.put(lk, UP)).isFalse();
+    assertThat(cache.get(lk)).isNull();
 
     // A short key whose label set is large (as the estimate counts it) is refused too.
     String big = "v".repeat(LabelSetCache.MAX_ENTRY_BYTES);
     LabelSet large = LabelSet.of("__name__", "m", "big", big);
-    assertThat(LabelSetCache.retainedBytes(8, large)).isGreaterThan(LabelSetCache.MAX_ENTRY_BYTES);
+    assertThat(LabelSetCache.retainedBytes(large)).isGreaterThan(LabelSetCache.MAX_ENTRY_BYTES);
     byte[] k = "short".getBytes(StandardCharsets.UTF_8);
-    assertThat(cache.put(k, 0, k.length, LabelSetCache.hash(k, 0, k.length), large)).isFalse();
-    assertThat(LabelSetCache.retainedBytes(300, UP)).isLessThan(LabelSetCache.MAX_ENTRY_BYTES);
+    assertThat(cache.put(key(k, 0, k.length), large)).isFalse();
+    assertThat(LabelSetCache.retainedBytes(UP)).isLessThan(LabelSetCache.MAX_ENTRY_BYTES);
     // Strings beyond Latin-1 take 2 bytes per char (compact strings), and are counted so.
-    assertThat(LabelSetCache.retainedBytes(8, LabelSet.of("__name__", "\u20ac".repeat(100))))
-        .isEqualTo(LabelSetCache.retainedBytes(8, LabelSet.of("__name__", "\u00e9".repeat(100)))
+    assertThat(LabelSetCache.retainedBytes(LabelSet.of("__name__", "\u20ac".repeat(100))))
+        .isEqualTo(LabelSetCache.retainedBytes(LabelSet.of("__name__", "\u00e9".repeat(100)))
             + 96); // align(16 + 200) - align(16 + 100)
   }
 
@@ -121,10 +146,10 @@ class LabelSetCacheTest {
           for (int round = 0; round < 200; round++) {
             for (int i = (seed * 131 + round) % keys, n = 0; n < keys; n++, i = (i + 7) % keys) {
               byte[] k = ("k" + i).getBytes(StandardCharsets.UTF_8);
-              long h = LabelSetCache.hash(k, 0, k.length);
-              LabelSet hit = cache.get(k, 0, k.length, h);
+              LabelSetCache.Key h = new LabelSetCache.Key().set(k, 0, k.length);
+              LabelSet hit = cache.get(h);
               if (hit == null) {
-                cache.put(k, 0, k.length, h, LabelSet.of("__name__", "m", "i", "" + i));
+                cache.put(h, LabelSet.of("__name__", "m", "i", "" + i));
               } else {
                 assertThat(hit.get("i")).isEqualTo("" + i);
                 hits++;
@@ -140,6 +165,18 @@ class LabelSetCacheTest {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  private static LabelSetCache.Key key(byte[] buf, int off, int len) {
+    return new LabelSetCache.Key().set(buf, off, len);
+  }
+
+  private static LabelSetCache.Key copy(LabelSetCache.Key k) {
+    LabelSetCache.Key c = new LabelSetCache.Key();
+    c.hash[0] = k.hash[0];
+    c.hash[1] = k.hash[1];
+    c.len = k.len;
+    return c;
   }
 
   private static byte[] framed(String before, String key, String after) {
