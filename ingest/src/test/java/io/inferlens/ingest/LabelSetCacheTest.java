@@ -82,6 +82,29 @@ class LabelSetCacheTest {
   }
 
   @Test
+  void cyclicAccessAtThreeQuartersLoadKeepsNearlyEveryKeyResident() {
+    // Every series once per scrape, as senders do: 768 keys in 1,024 slots (the bench's 100,000
+    // series in the default 131,072 slots are at 76 %). Two single-slot choices kept about 85 %.
+    LabelSetCache cache = new LabelSetCache(1024);
+    int keys = 768;
+    int hits = 0;
+    for (int round = 0; round < 6; round++) {
+      hits = 0;
+      for (int i = 0; i < keys; i++) {
+        byte[] k = ("series-" + i).getBytes(StandardCharsets.UTF_8);
+        LabelSet hit = cache.get(key(k, 0, k.length));
+        if (hit != null) {
+          assertThat(hit.get("i")).isEqualTo(Integer.toString(i));
+          hits++;
+        } else {
+          cache.put(key(k, 0, k.length), LabelSet.of("__name__", "m", "i", Integer.toString(i)));
+        }
+      }
+    }
+    assertThat(hits).isGreaterThanOrEqualTo(keys * 97 / 100);
+  }
+
+  @Test
   void holdsAtMostSlotsEntries() {
     LabelSetCache cache = new LabelSetCache(8);
     List<byte[]> keys = new ArrayList<>();
