@@ -62,8 +62,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * most about {@code slots * (MAX_ENTRY_BYTES + 12)} bytes (a compressed reference and a slot hash
  * per slot, i.e. heaps under 32 GiB): 131,072 × 4,108 B ≈ 513 MiB with the defaults, whatever
  * the senders send. The series of the vLLM/DCGM benchmark request (8–14 labels) are estimated
- * at under 2.2 KiB and really retain less, because most of their strings ({@code job}, {@code instance}, metric names,
- * {@code le} values) are shared with other series.
+ * at under 2.2 KiB and really retain less, because most of their strings ({@code job},
+ * {@code instance}, metric names, {@code le} values) are shared with other series.
  *
  * <p>Replacement: each key has two candidate buckets of {@link #WAYS} slots (picked by the two
  * 32-bit halves of the slot hash, as in bucketized cuckoo hashing); a miss fills an empty slot of
