@@ -42,7 +42,8 @@ class RocksTuningTest extends StoreTestBase {
           assertThat(o.bottommostCompressionType()).as(name)
               .isEqualTo(CompressionType.ZSTD_COMPRESSION);
           boolean log = name.equals(Keys.CF_HEAD_LOG);
-          assertThat(o.writeBufferSize()).as(name).isEqualTo(log ? 64L << 20 : 16L << 20);
+          assertThat(o.writeBufferSize()).as(name)
+              .isEqualTo(log ? 32L << 20 : partition ? 8L << 20 : 4L << 20);
           assertThat(o.maxWriteBufferNumber()).as(name).isEqualTo(2);
           assertThat(o.optimizeFiltersForHits()).as(name).isEqualTo(partition);
         }
