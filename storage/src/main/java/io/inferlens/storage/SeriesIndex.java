@@ -17,7 +17,12 @@ final class SeriesIndex {
 
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
   private final Map<LabelSet, SeriesRef> byLabels = new HashMap<>();
-  private final Map<Long, SeriesRef> byId = new HashMap<>();
+  /**
+   * Series by {@code id - Keys.FIRST_SERIES_ID}: ids are handed out densely and never removed, so
+   * an array (4 bytes a series) replaces a map of boxed ids (about 50 bytes a series).
+   */
+  private SeriesRef[] byId = new SeriesRef[1024];
+  private int size;
   private final Postings postings = new Postings();
 
   /** @return the series with exactly these labels, or null */
@@ -45,7 +50,7 @@ final class SeriesIndex {
   SeriesRef byId(long id) {
     lock.readLock().lock();
     try {
-      return byId.get(id);
+      return lookup(id);
     } finally {
       lock.readLock().unlock();
     }
@@ -59,13 +64,22 @@ final class SeriesIndex {
   void add(SeriesRef ref) {
     lock.writeLock().lock();
     try {
-      if (byLabels.containsKey(ref.labels) || byId.containsKey(ref.id)) {
+      long slot = ref.id - Keys.FIRST_SERIES_ID;
+      if (slot < 0 || slot >= Integer.MAX_VALUE - 8) {
+        throw new IllegalStateException("series id " + ref.id + " is outside the index's range");
+      }
+      if (byLabels.containsKey(ref.labels) || lookup(ref.id) != null) {
         throw new IllegalStateException("bug: series registered twice: " + ref);
+      }
+      if (slot >= byId.length) {
+        byId = java.util.Arrays.copyOf(byId,
+            (int) Math.min(Integer.MAX_VALUE - 8, Math.max(slot + 1, 2L * byId.length)));
       }
       postings.add(ref.id, ref.labels);
       ref.owner = this;
       byLabels.put(ref.labels, ref);
-      byId.put(ref.id, ref);
+      byId[(int) slot] = ref;
+      size++;
     } finally {
       lock.writeLock().unlock();
     }
@@ -75,7 +89,7 @@ final class SeriesIndex {
   int size() {
     lock.readLock().lock();
     try {
-      return byId.size();
+      return size;
     } finally {
       lock.readLock().unlock();
     }
@@ -126,12 +140,18 @@ final class SeriesIndex {
       }
       List<SeriesRef> out = new ArrayList<>(ids.length);
       for (long id : ids) {
-        out.add(byId.get(id));
+        out.add(lookup(id));
       }
       return out;
     } finally {
       lock.readLock().unlock();
     }
+  }
+
+  /** @return the series with this id, or null; under the lock */
+  private SeriesRef lookup(long id) {
+    long slot = id - Keys.FIRST_SERIES_ID;
+    return slot >= 0 && slot < byId.length ? byId[(int) slot] : null;
   }
 
   /** Ids of series whose value of {@code m.name()} is present and satisfies {@code m}. */

@@ -110,7 +110,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private final ChunkCodec appendCodec = new ChunkCodec();
   private final ScheduledExecutorService background;
   /** Windows with chunks written since they were last finalized: (series id, window start). */
-  private final Map<WindowKey, Boolean> unfinalized = new ConcurrentHashMap<>();
+  private final WindowMarks unfinalized = new WindowMarks();
 
   /** Most {@link Pending} kept between appends: a remote-write request has ~2,000 series. */
   private static final int MAX_POOLED_PENDING = 16_384;
@@ -147,7 +147,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private record CachedWindow(long epoch, SampleRun run) {}
 
   /** A chunk window of one series. */
-  private record WindowKey(long seriesId, long windowStartMs) {}
+  record WindowKey(long seriesId, long windowStartMs) {}
 
   /**
    * Told the time range of the samples each append made durable, so readers can drop what they
@@ -319,7 +319,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
           if (k[0] != Keys.PREFIX_UNFINALIZED) {
             break;
           }
-          unfinalized.put(new WindowKey(Keys.keySeriesId(k), Keys.keyTimestampMs(k)), true);
+          unfinalized.add(Keys.keySeriesId(k), Keys.keyTimestampMs(k));
         }
         it.status();
       }
@@ -1010,7 +1010,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       rocks.partitionLock.readLock().unlock();
     }
     for (WindowKey w : windows) {
-      unfinalized.put(w, true);
+      unfinalized.add(w.seriesId(), w.windowStartMs());
     }
   }
 
@@ -1049,27 +1049,21 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     try {
       ensureOpen();
       long closedBefore = Math.min(maxSeenMs, clock.millis()) - CLOSE_GRACE_MS;
-      List<WindowKey> due = new ArrayList<>();
-      for (WindowKey w : unfinalized.keySet()) {
-        if (all || w.windowStartMs() + WINDOW_MS <= closedBefore) {
-          due.add(w);
-        }
-      }
-      due.sort((a, b) -> a.windowStartMs() != b.windowStartMs()
-          ? Long.compare(a.windowStartMs(), b.windowStartMs())
-          : Long.compare(a.seriesId(), b.seriesId()));
+      // Ordered by window start, then series id.
+      List<WindowKey> due =
+          unfinalized.upTo(all ? Long.MAX_VALUE : saturatedSubtract(closedBefore, WINDOW_MS));
       ChunkCodec codec = new ChunkCodec();
       for (int from = 0; from < due.size(); from += FINALIZE_BATCH_WINDOWS) {
         List<WindowKey> part = due.subList(from, Math.min(due.size(), from + FINALIZE_BATCH_WINDOWS));
         // Cleared before reading: a flush that adds a chunk meanwhile marks the window again.
         for (WindowKey w : part) {
-          unfinalized.remove(w);
+          unfinalized.remove(w.seriesId(), w.windowStartMs());
         }
         try {
           finalizeBatch(part, codec);
         } catch (RocksDBException | RuntimeException e) {
           for (WindowKey w : part) {
-            unfinalized.put(w, true);
+            unfinalized.add(w.seriesId(), w.windowStartMs());
           }
           throw new StorageException("finalizing " + part.size() + " chunk windows failed: "
               + e.getMessage(), e);
@@ -1183,7 +1177,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       // A head flush writes chunks and their marks under flushLock, which this batch holds: a
       // mark a flush put back since the pass cleared it is kept.
       for (WindowKey w : marks) {
-        if (!unfinalized.containsKey(w)) {
+        if (!unfinalized.contains(w.seriesId(), w.windowStartMs())) {
           ColumnFamilyHandle cf = rocks.partition(PartitionKind.CHUNKS, w.windowStartMs());
           if (cf != null) {
             batch.delete(cf, Keys.unfinalizedKey(w.seriesId(), w.windowStartMs()));
@@ -1785,7 +1779,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
           saturatedSubtract(nowMs, options.retentionMs()))) {
         partitionSamples.remove(start);
         long end = start + PartitionKind.CHUNKS.lengthMs;
-        unfinalized.keySet().removeIf(w -> w.windowStartMs() >= start && w.windowStartMs() < end);
+        unfinalized.removeWindows(start, end);
         dropped++;
       }
       dropped += rocks.dropPartitionsBefore(PartitionKind.ROLLUP_5M,
