@@ -4,106 +4,366 @@ import java.util.Arrays;
 
 /**
  * The head samples of one series that are not yet in chunks: timestamps (milliseconds) strictly
- * ascending with their raw IEEE-754 value bits. In-order samples append in O(1); an out-of-order
- * sample (backfill) is inserted by binary search and an array shift, which is fine because it is
- * rare and the head holds at most a few hundred samples per series between flushes.
+ * ascending with their raw IEEE-754 value bits, kept compressed in memory.
+ *
+ * <p>Encoding: a Gorilla-style bit stream (Pelkonen et al., "Gorilla: A Fast, Scalable,
+ * In-Memory Time Series Database", VLDB 2015, §4.1), most significant bit first. The first
+ * sample is 64 raw timestamp bits and 64 raw value bits; every later one is the delta of
+ * timestamp deltas ({@code dod}, the first delta counted from 0) and the XOR with the previous
+ * value:
+ *
+ * <pre>
+ *   dod == 0                   '0'
+ *   -2^13 ≤ dod &lt; 2^13      '10'   + 14 bits
+ *   -2^16 ≤ dod &lt; 2^16      '110'  + 17 bits
+ *   -2^19 ≤ dod &lt; 2^19      '1110' + 20 bits
+ *   otherwise                  '1111' + 64 bits
+ *   xor == 0                   '0'
+ *   xor inside the previous window of meaningful bits          '10' + the window's bits
+ *   otherwise   '11' + leading zeros (6 bits) + meaningful bits - 1 (6 bits) + the meaningful bits
+ * </pre>
+ *
+ * A scrape-interval series of slowly moving gauges, counters or histogram buckets costs about
+ * 1–4 bytes a sample here against 16 as two {@code long}s: with 100,000 series and a 2 M-sample
+ * head that is the difference between ~50 MB and ~10 MB of live heap. Values are raw bits end to
+ * end: NaN payloads (Prometheus's stale marker {@code 0x7ff0000000000002}) survive unchanged.
+ *
+ * <p>Appends in timestamp order cost O(1). An older sample (backfill, rare) goes to a small
+ * sorted side buffer, which is merged into the stream (decode, merge, re-encode) when it
+ * outgrows {@link #MAX_SIDE_SAMPLES} or an eighth of the stream, so n out-of-order appends cost
+ * O(n) amortized per sample at worst. Lookups by timestamp at or before the newest sample decode
+ * the stream: they are rare (duplicates, backfill) because a sample newer than the series'
+ * newest needs none.
  *
  * <p>Thread safety: none; {@link SeriesRef} guards its buffers with its own monitor.
  */
 final class HeadBuffer {
 
-  /** First capacity: 8 samples, 128 bytes, since most series get only tens per flush. */
-  private static final int INITIAL_CAPACITY = 8;
+  /** Side-buffer size (samples) below which it is not merged whatever the stream's size. */
+  static final int MAX_SIDE_SAMPLES = 64;
 
-  private long[] ts = new long[INITIAL_CAPACITY];
-  private long[] bits = new long[INITIAL_CAPACITY];
-  private int size;
+  private static final int INITIAL_BYTES = 24;
+
+  /** The stream; bits {@code [0, bitLen)} are written. */
+  private byte[] buf = new byte[INITIAL_BYTES];
+  private int bitLen;
+  /** Samples in the stream. */
+  private int streamSize;
+  private long firstTs;
+  private long lastTs;
+  private long lastDelta;
+  private long lastBits;
+  private int lastLeading;
+  private int lastTrailing;
+
+  /** Out-of-order samples, ascending, none in the stream; null when empty. */
+  private long[] sideTs;
+  private long[] sideBits;
+  private int sideSize;
 
   /** @return the number of samples */
   int size() {
-    return size;
-  }
-
-  /** @return the timestamp of sample {@code i}, milliseconds */
-  long timestampMs(int i) {
-    return ts[i];
-  }
-
-  /** @return the raw bits of sample {@code i} */
-  long valueBits(int i) {
-    return bits[i];
+    return streamSize + sideSize;
   }
 
   /** @return the newest timestamp, or {@link SeriesRef#NO_SAMPLES} when empty */
   long maxTimestampMs() {
-    return size == 0 ? SeriesRef.NO_SAMPLES : ts[size - 1];
+    if (streamSize == 0) {
+      return sideSize == 0 ? SeriesRef.NO_SAMPLES : sideTs[sideSize - 1];
+    }
+    return sideSize == 0 ? lastTs : Math.max(lastTs, sideTs[sideSize - 1]);
   }
 
   /** @return the oldest timestamp, or {@code Long.MAX_VALUE} when empty */
   long minTimestampMs() {
-    return size == 0 ? Long.MAX_VALUE : ts[0];
+    long min = streamSize == 0 ? Long.MAX_VALUE : firstTs;
+    return sideSize == 0 ? min : Math.min(min, sideTs[0]);
   }
 
-  /** @return the index of {@code timestampMs}, or {@code -(insertion point) - 1} */
-  int find(long timestampMs) {
-    if (size > 0 && timestampMs > ts[size - 1]) {
-      return -size - 1;
+  /**
+   * @param timestampMs the timestamp, milliseconds
+   * @return the raw value bits stored at {@code timestampMs}, or null when there is no sample
+   */
+  Long bitsAt(long timestampMs) {
+    if (size() == 0 || timestampMs > maxTimestampMs() || timestampMs < minTimestampMs()) {
+      return null;
     }
-    return Arrays.binarySearch(ts, 0, size, timestampMs);
+    if (sideSize > 0) {
+      int i = Arrays.binarySearch(sideTs, 0, sideSize, timestampMs);
+      if (i >= 0) {
+        return sideBits[i];
+      }
+    }
+    if (streamSize == 0 || timestampMs > lastTs || timestampMs < firstTs) {
+      return null;
+    }
+    if (timestampMs == lastTs) {
+      return lastBits;
+    }
+    Reader r = new Reader();
+    for (int i = 0; i < streamSize; i++) {
+      r.next();
+      if (r.ts == timestampMs) {
+        return r.bits;
+      }
+      if (r.ts > timestampMs) {
+        return null;
+      }
+    }
+    return null;
   }
 
   /**
    * Adds a sample whose timestamp is not yet present.
    *
-   * @throws IllegalStateException if the timestamp is present (a bug: callers check first)
+   * @param timestampMs the timestamp, milliseconds
+   * @param valueBits raw IEEE-754 bits
+   * @throws IllegalStateException if the timestamp is the newest or in the side buffer (a bug:
+   *     callers check with {@link #bitsAt} first; a present sample elsewhere in the stream is not
+   *     looked for, since that would decode the stream on every backfilled sample)
    */
   void add(long timestampMs, long valueBits) {
-    if (size == ts.length) {
-      int cap = size + (size >> 1) + 1;
-      ts = Arrays.copyOf(ts, cap);
-      bits = Arrays.copyOf(bits, cap);
-    }
-    if (size == 0 || timestampMs > ts[size - 1]) {
-      ts[size] = timestampMs;
-      bits[size] = valueBits;
-      size++;
+    if (streamSize == 0 || timestampMs > lastTs) {
+      if (sideSize > 0 && timestampMs <= sideTs[sideSize - 1]) {
+        addToSide(timestampMs, valueBits); // between side samples: keep the stream ascending
+      } else {
+        append(timestampMs, valueBits);
+      }
       return;
     }
-    int at = Arrays.binarySearch(ts, 0, size, timestampMs);
-    if (at >= 0) {
-      throw new IllegalStateException("bug: timestamp " + timestampMs + " already in the head");
-    }
-    at = -at - 1;
-    System.arraycopy(ts, at, ts, at + 1, size - at);
-    System.arraycopy(bits, at, bits, at + 1, size - at);
-    ts[at] = timestampMs;
-    bits[at] = valueBits;
-    size++;
+    addToSide(timestampMs, valueBits);
   }
 
   /**
-   * Copies the samples in {@code [startMs, endMs]} into {@code out}.
+   * Copies the samples in {@code [startMs, endMs]} into {@code out}, ascending.
    *
    * @return how many were copied
    */
   int copyRange(long startMs, long endMs, SampleRun out) {
-    int from = Arrays.binarySearch(ts, 0, size, startMs);
-    from = from >= 0 ? from : -from - 1;
+    if (size() == 0 || endMs < minTimestampMs() || startMs > maxTimestampMs()) {
+      return 0;
+    }
     int n = 0;
-    for (int i = from; i < size && ts[i] <= endMs; i++) {
-      out.add(ts[i], bits[i]);
-      n++;
+    Reader r = new Reader();
+    int s = 0;
+    for (int i = 0; i < streamSize; i++) {
+      r.next();
+      while (s < sideSize && sideTs[s] < r.ts) {
+        n += copyIfIn(sideTs[s], sideBits[s], startMs, endMs, out);
+        s++;
+      }
+      if (r.ts > endMs && s >= sideSize) {
+        return n;
+      }
+      n += copyIfIn(r.ts, r.bits, startMs, endMs, out);
+    }
+    for (; s < sideSize; s++) {
+      n += copyIfIn(sideTs[s], sideBits[s], startMs, endMs, out);
     }
     return n;
   }
 
-  /** @return the backing timestamp array; valid in {@code [0, size())} */
-  long[] timestampsArray() {
-    return ts;
+  private static int copyIfIn(long t, long b, long startMs, long endMs, SampleRun out) {
+    if (t >= startMs && t <= endMs) {
+      out.add(t, b);
+      return 1;
+    }
+    return 0;
   }
 
-  /** @return the backing value array; valid in {@code [0, size())} */
-  long[] valueBitsArray() {
-    return bits;
+  /**
+   * Decodes every sample, ascending, into the arrays.
+   *
+   * @param ts receives the timestamps, milliseconds; length ≥ {@link #size()}
+   * @param bits receives the raw value bits; length ≥ {@link #size()}
+   * @return {@link #size()}
+   */
+  int decodeInto(long[] ts, long[] bits) {
+    Reader r = new Reader();
+    int s = 0;
+    int n = 0;
+    for (int i = 0; i < streamSize; i++) {
+      r.next();
+      while (s < sideSize && sideTs[s] < r.ts) {
+        ts[n] = sideTs[s];
+        bits[n++] = sideBits[s++];
+      }
+      ts[n] = r.ts;
+      bits[n++] = r.bits;
+    }
+    while (s < sideSize) {
+      ts[n] = sideTs[s];
+      bits[n++] = sideBits[s++];
+    }
+    return n;
+  }
+
+  private void addToSide(long timestampMs, long valueBits) {
+    if (sideTs == null) {
+      sideTs = new long[4];
+      sideBits = new long[4];
+    }
+    int at = Arrays.binarySearch(sideTs, 0, sideSize, timestampMs);
+    if (at >= 0 || (streamSize > 0 && timestampMs == lastTs)) {
+      throw new IllegalStateException("bug: timestamp " + timestampMs + " already in the head");
+    }
+    at = -at - 1;
+    if (sideSize == sideTs.length) {
+      sideTs = Arrays.copyOf(sideTs, sideSize * 2);
+      sideBits = Arrays.copyOf(sideBits, sideSize * 2);
+    }
+    System.arraycopy(sideTs, at, sideTs, at + 1, sideSize - at);
+    System.arraycopy(sideBits, at, sideBits, at + 1, sideSize - at);
+    sideTs[at] = timestampMs;
+    sideBits[at] = valueBits;
+    sideSize++;
+    if (sideSize > Math.max(MAX_SIDE_SAMPLES, streamSize / 8)) {
+      mergeSide();
+    }
+  }
+
+  /** Re-encodes stream and side buffer as one stream. */
+  private void mergeSide() {
+    int n = size();
+    long[] ts = new long[n];
+    long[] bits = new long[n];
+    decodeInto(ts, bits);
+    buf = new byte[Math.max(INITIAL_BYTES, buf.length)];
+    bitLen = 0;
+    streamSize = 0;
+    sideTs = null;
+    sideBits = null;
+    sideSize = 0;
+    for (int i = 0; i < n; i++) {
+      append(ts[i], bits[i]);
+    }
+  }
+
+  /** Appends to the stream a sample newer than its newest. */
+  private void append(long t, long v) {
+    if (streamSize == 0) {
+      writeBits(t, 64);
+      writeBits(v, 64);
+      firstTs = t;
+      lastDelta = 0;
+      lastLeading = -1; // no window yet
+    } else {
+      long delta = t - lastTs;
+      long dod = delta - lastDelta;
+      if (dod == 0) {
+        writeBits(0, 1);
+      } else if (dod >= -(1L << 13) && dod < (1L << 13)) {
+        writeBits(0b10, 2);
+        writeBits(dod, 14);
+      } else if (dod >= -(1L << 16) && dod < (1L << 16)) {
+        writeBits(0b110, 3);
+        writeBits(dod, 17);
+      } else if (dod >= -(1L << 19) && dod < (1L << 19)) {
+        writeBits(0b1110, 4);
+        writeBits(dod, 20);
+      } else {
+        writeBits(0b1111, 4);
+        writeBits(dod, 64);
+      }
+      lastDelta = delta;
+      long x = v ^ lastBits;
+      if (x == 0) {
+        writeBits(0, 1);
+      } else {
+        int leading = Long.numberOfLeadingZeros(x);
+        int trailing = Long.numberOfTrailingZeros(x);
+        if (lastLeading >= 0 && leading >= lastLeading && trailing >= lastTrailing) {
+          writeBits(0b10, 2);
+          writeBits(x >>> lastTrailing, 64 - lastLeading - lastTrailing);
+        } else {
+          int meaningful = 64 - leading - trailing;
+          writeBits(0b11, 2);
+          writeBits(leading, 6);
+          writeBits(meaningful - 1, 6);
+          writeBits(x >>> trailing, meaningful);
+          lastLeading = leading;
+          lastTrailing = trailing;
+        }
+      }
+    }
+    lastTs = t;
+    lastBits = v;
+    streamSize++;
+  }
+
+  /** Writes the low {@code n} bits of {@code v} (1 ≤ n ≤ 64), most significant first. */
+  private void writeBits(long v, int n) {
+    int needBytes = (bitLen + n + 7) >>> 3;
+    if (needBytes > buf.length) {
+      buf = Arrays.copyOf(buf, Math.max(needBytes, buf.length + (buf.length >> 1) + 8));
+    }
+    while (n > 0) {
+      int free = 8 - (bitLen & 7);
+      int take = Math.min(free, n);
+      int chunk = (int) ((v >>> (n - take)) & ((1 << take) - 1));
+      buf[bitLen >>> 3] |= (byte) (chunk << (free - take));
+      bitLen += take;
+      n -= take;
+    }
+  }
+
+  /** Sequential decoder of the stream. */
+  private final class Reader {
+    private int pos;
+    private int read;
+    private long delta;
+    private int leading;
+    private int trailing;
+    long ts;
+    long bits;
+
+    void next() {
+      if (read == 0) {
+        ts = readBits(64);
+        bits = readBits(64);
+      } else {
+        long dod;
+        if (readBits(1) == 0) {
+          dod = 0;
+        } else if (readBits(1) == 0) {
+          dod = signExtend(readBits(14), 14);
+        } else if (readBits(1) == 0) {
+          dod = signExtend(readBits(17), 17);
+        } else if (readBits(1) == 0) {
+          dod = signExtend(readBits(20), 20);
+        } else {
+          dod = readBits(64);
+        }
+        delta += dod;
+        ts += delta;
+        if (readBits(1) == 1) {
+          if (readBits(1) == 1) {
+            leading = (int) readBits(6);
+            int meaningful = (int) readBits(6) + 1;
+            trailing = 64 - leading - meaningful;
+          }
+          int meaningful = 64 - leading - trailing;
+          bits ^= readBits(meaningful) << trailing;
+        }
+      }
+      read++;
+    }
+
+    private long readBits(int n) {
+      long v = 0;
+      while (n > 0) {
+        int avail = 8 - (pos & 7);
+        int take = Math.min(avail, n);
+        int b = (buf[pos >>> 3] >>> (avail - take)) & ((1 << take) - 1);
+        v = (v << take) | b;
+        pos += take;
+        n -= take;
+      }
+      return v;
+    }
+  }
+
+  private static long signExtend(long v, int bits) {
+    return (v << (64 - bits)) >> (64 - bits);
   }
 }

@@ -345,7 +345,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
             if (ref.head == null) {
               ref.head = new HeadBuffer();
             }
-            if (ref.head.find(ts) < 0) {
+            if (ref.head.bitsAt(ts) == null) {
               ref.head.add(ts, bits);
               ref.widenBounds(ts, ts);
               replayed[0]++;
@@ -747,15 +747,15 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       throws RocksDBException {
     synchronized (ref) {
       if (ref.head != null) {
-        int i = ref.head.find(ts);
-        if (i >= 0) {
-          return ref.head.valueBits(i);
+        Long b = ref.head.bitsAt(ts);
+        if (b != null) {
+          return b;
         }
       }
       if (ref.flushing != null) {
-        int i = ref.flushing.find(ts);
-        if (i >= 0) {
-          return ref.flushing.valueBits(i);
+        Long b = ref.flushing.bitsAt(ts);
+        if (b != null) {
+          return b;
         }
       }
     }
@@ -950,8 +950,12 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         synchronized (ref) {
           HeadBuffer f = ref.flushing;
           if (ref.head != null) {
-            for (int i = 0; i < ref.head.size(); i++) {
-              f.add(ref.head.timestampMs(i), ref.head.valueBits(i));
+            int n = ref.head.size();
+            long[] ts = new long[n];
+            long[] bits = new long[n];
+            ref.head.decodeInto(ts, bits);
+            for (int i = 0; i < n; i++) {
+              f.add(ts[i], bits[i]); // appends check the flushing buffer: no duplicates
             }
           }
           ref.head = f;
@@ -974,11 +978,16 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     List<WindowKey> windows = new ArrayList<>();
     rocks.partitionLock.readLock().lock();
     try (WriteBatch batch = new WriteBatch()) {
+      long[] ts = new long[256];
+      long[] bits = new long[256];
       for (SeriesRef ref : refs) {
         HeadBuffer f = ref.flushing;
-        long[] ts = f.timestampsArray();
-        long[] bits = f.valueBitsArray();
         int n = f.size();
+        if (n > ts.length) {
+          ts = new long[Math.max(n, 2 * ts.length)];
+          bits = new long[ts.length];
+        }
+        f.decodeInto(ts, bits);
         int from = 0;
         while (from < n) {
           long ws = windowStart(ts[from]);

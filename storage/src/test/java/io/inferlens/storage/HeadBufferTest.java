@@ -1,0 +1,126 @@
+package io.inferlens.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The compressed head buffer against a sorted map, bit for bit. */
+class HeadBufferTest {
+
+  private static final long STALE_NAN = 0x7ff0000000000002L;
+  private static final long MAX_ABS_MS = 1L << 62;
+
+  @Test
+  void scrapeLikeSamplesRoundTripAndCostFewBytes() {
+    HeadBuffer h = new HeadBuffer();
+    TreeMap<Long, Long> model = new TreeMap<>();
+    long t = 1_796_022_060_000L;
+    double v = 0;
+    for (int i = 0; i < 240; i++) {
+      t += 15_000 + (i % 7 == 0 ? 25 : 0); // jittered scrape interval
+      v += i % 3; // a counter
+      long bits = Double.doubleToRawLongBits(v);
+      h.add(t, bits);
+      model.put(t, bits);
+    }
+    check(h, model, new Random(1));
+  }
+
+  @Test
+  void randomAppendsBackfillAndSpecialValuesMatchTheModel() {
+    Random rnd = new Random(42);
+    long[] special = {STALE_NAN, Double.doubleToRawLongBits(Double.NaN), 0x7ff8dead0000beefL,
+        0L, 0x8000000000000000L, Double.doubleToRawLongBits(Double.POSITIVE_INFINITY),
+        Double.doubleToRawLongBits(-1e300), 1L, -1L};
+    for (int run = 0; run < 40; run++) {
+      HeadBuffer h = new HeadBuffer();
+      TreeMap<Long, Long> model = new TreeMap<>();
+      long t = rnd.nextBoolean() ? rnd.nextLong() >> 2 : 1_700_000_000_000L;
+      int n = 1 + rnd.nextInt(run < 5 ? 3 : 2_000);
+      for (int i = 0; i < n; i++) {
+        long ts;
+        int kind = rnd.nextInt(20);
+        if (kind == 0 && !model.isEmpty()) {
+          ts = model.firstKey() - 1 - rnd.nextInt(1_000_000); // backfill before everything
+        } else if (kind <= 2 && !model.isEmpty()) {
+          ts = model.firstKey() + (long) (rnd.nextDouble() * (model.lastKey() - model.firstKey()));
+        } else if (kind == 3) {
+          ts = t + (rnd.nextLong() >>> 3); // a huge jump: 64-bit delta of deltas
+        } else {
+          ts = t + 15_000 + rnd.nextInt(3) - 1;
+        }
+        ts = Math.max(-MAX_ABS_MS, Math.min(MAX_ABS_MS, ts));
+        if (model.containsKey(ts)) {
+          assertThat(h.bitsAt(ts)).isEqualTo(model.get(ts));
+          continue;
+        }
+        long bits = rnd.nextInt(4) == 0 ? special[rnd.nextInt(special.length)]
+            : rnd.nextBoolean() ? Double.doubleToRawLongBits(Math.round(rnd.nextGaussian() * 100))
+            : rnd.nextLong();
+        assertThat(h.bitsAt(ts)).isNull();
+        h.add(ts, bits);
+        model.put(ts, bits);
+        t = Math.max(t, ts);
+      }
+      check(h, model, rnd);
+    }
+  }
+
+  @Test
+  void extremeTimestampsRoundTrip() {
+    HeadBuffer h = new HeadBuffer();
+    TreeMap<Long, Long> model = new TreeMap<>();
+    for (long ts : new long[] {-MAX_ABS_MS, -1, 0, 1, MAX_ABS_MS - 1, MAX_ABS_MS}) {
+      h.add(ts, ts * 31);
+      model.put(ts, ts * 31);
+    }
+    check(h, model, new Random(3));
+  }
+
+  @Test
+  void theNewestTimestampTwiceIsABug() {
+    HeadBuffer h = new HeadBuffer();
+    h.add(1_000, 1);
+    h.add(2_000, 2);
+    h.add(500, 3); // backfill, in the side buffer
+    assertThatThrownBy(() -> h.add(2_000, 9)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> h.add(500, 9)).isInstanceOf(IllegalStateException.class);
+  }
+
+  private static void check(HeadBuffer h, TreeMap<Long, Long> model, Random rnd) {
+    assertThat(h.size()).isEqualTo(model.size());
+    assertThat(h.minTimestampMs()).isEqualTo(model.firstKey());
+    assertThat(h.maxTimestampMs()).isEqualTo(model.lastKey());
+    long[] ts = new long[h.size()];
+    long[] bits = new long[h.size()];
+    assertThat(h.decodeInto(ts, bits)).isEqualTo(model.size());
+    int i = 0;
+    for (Map.Entry<Long, Long> e : model.entrySet()) {
+      assertThat(ts[i]).isEqualTo(e.getKey());
+      assertThat(bits[i]).as("bits at %d", e.getKey()).isEqualTo(e.getValue());
+      assertThat(h.bitsAt(e.getKey())).isEqualTo(e.getValue());
+      i++;
+    }
+    List<Long> keys = new ArrayList<>(model.keySet());
+    for (int k = 0; k < 20; k++) {
+      long a = keys.get(rnd.nextInt(keys.size())) - rnd.nextInt(2);
+      long b = Math.max(a, keys.get(rnd.nextInt(keys.size())) + rnd.nextInt(2));
+      SampleRun run = new SampleRun(4);
+      int copied = h.copyRange(a, b, run);
+      Map<Long, Long> want = model.subMap(a, true, b, true);
+      assertThat(copied).isEqualTo(want.size());
+      int j = 0;
+      for (Map.Entry<Long, Long> e : want.entrySet()) {
+        assertThat(run.timestampMs(j)).isEqualTo(e.getKey());
+        assertThat(run.valueBits(j)).isEqualTo(e.getValue());
+        j++;
+      }
+    }
+  }
+}
