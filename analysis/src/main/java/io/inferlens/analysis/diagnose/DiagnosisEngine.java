@@ -32,9 +32,9 @@ import java.util.Map;
  * and the step divides 5 minutes (the defaults, 5 m and 15 s), and from raw samples at the step
  * otherwise. How the baseline learned from 5-minute history differs from one learned step by
  * step is in {@link Diagnoser#diagnose(IndicatorFrame, IndicatorFrame, int, String, Map, long)}.
- * Evaluated raw chunks older than a few minutes are cached ({@link FrameCache}) and dropped when
- * samples are appended in their time range, so repeated and long-range requests do not re-read
- * raw samples.
+ * Evaluated chunks older than a few minutes, raw steps and rollup points alike, are cached
+ * ({@link FrameCache}) and dropped when samples are appended in their time range, so repeated
+ * and long-range requests do not re-read samples or rollups.
  *
  * <p>Thread safe: calls share nothing mutable.
  */
@@ -67,8 +67,12 @@ public final class DiagnosisEngine {
     this.clock = clock;
     this.discovery = new TargetDiscovery(catalog);
     this.resolver = new SignalResolver(catalog, targetConfig);
+    // A chunk depends on samples up to the rate window (or the instant lookback) before its
+    // first step; history chunks of rollup points one interval more (the previous interval's
+    // last value starts a counter's increase).
     this.cache = new FrameCache(DEFAULT_CACHE_BYTES,
-        Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.InstantSelection.DEFAULT_LOOKBACK_MS));
+        Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.InstantSelection.DEFAULT_LOOKBACK_MS)
+            + RollupHistory.RESOLUTION.intervalMs());
     store.addAppendListener(cache::invalidate);
   }
 
@@ -221,7 +225,8 @@ public final class DiagnosisEngine {
       long iv = RollupHistory.RESOLUTION.intervalMs();
       long rawStart = Math.floorDiv(startMs - leadInMs(step), iv) * iv;
       if (rawStart > evalStart) {
-        history = RollupHistory.evaluate(rollups, signals, config, historyStart, rawStart);
+        history = RollupHistory.evaluate(rollups, signals, config, historyStart, rawStart,
+            cache, cacheKey(target, signals), clock.millis());
         evalStart = rawStart;
       }
     }

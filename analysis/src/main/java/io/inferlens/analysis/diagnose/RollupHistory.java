@@ -5,6 +5,7 @@ import io.inferlens.analysis.target.ResolvedSignal;
 import io.inferlens.storage.Resolution;
 import io.inferlens.storage.StorageException;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
@@ -57,46 +58,131 @@ final class RollupHistory {
   }
 
   /**
+   * As {@link #evaluate(RollupEvaluator, Map, AnalysisConfig, long, long, FrameCache, String,
+   * long)} without a cache.
+   *
    * @param rollups reads the rollups
    * @param signals the target's resolved signals; indicators of missing ones stay absent
    * @param config rate window (intervals per window = rate window / 5 min)
    * @param fromMs history start, milliseconds: the first interval is the one holding it
    * @param toMs history end, milliseconds, a multiple of 5 minutes: the last interval ends here
+   * @return as the cached variant
+   * @throws IllegalArgumentException if toMs is not a multiple of 5 minutes
+   * @throws StorageException if the store fails
+   */
+  static IndicatorFrame evaluate(RollupEvaluator rollups, Map<Signal, ResolvedSignal> signals,
+      AnalysisConfig config, long fromMs, long toMs) throws StorageException {
+    return evaluate(rollups, signals, config, fromMs, toMs, null, null, Long.MIN_VALUE);
+  }
+
+  /**
+   * Reuses chunks of {@value IndicatorEvaluator#CHUNK_STEPS} points (3 1/3 days), aligned on
+   * multiples of their length, from the engine's cache under {@code cacheKey + "|rollup5m"};
+   * only chunks whose last point is older than {@link IndicatorEvaluator#DELIVERY_SLACK_MS} plus
+   * the rate window and one interval are cached. The cache drops a chunk when samples are
+   * appended from {@code rate window + 5 min} before its first point on (its dependency
+   * margin must be at least that), so backfilled history is read again.
+   *
+   * @param rollups reads the rollups
+   * @param signals the target's resolved signals; indicators of missing ones stay absent
+   * @param config rate window (intervals per window = rate window / 5 min)
+   * @param fromMs history start, milliseconds: the first interval is the one holding it
+   * @param toMs history end, milliseconds, a multiple of 5 minutes: the last interval ends here
+   * @param cache the engine's cache, or null to read everything
+   * @param cacheKey the target and the metrics its signals resolved to; null disables the cache
+   * @param nowMs the present, milliseconds
    * @return one point per interval at its end time ({@code stepMs} 5 minutes), NaN where an
    *     interval has no data; null when no whole interval lies in {@code [fromMs, toMs]}
    * @throws IllegalArgumentException if toMs is not a multiple of 5 minutes
    * @throws StorageException if the store fails
    */
   static IndicatorFrame evaluate(RollupEvaluator rollups, Map<Signal, ResolvedSignal> signals,
-      AnalysisConfig config, long fromMs, long toMs) throws StorageException {
+      AnalysisConfig config, long fromMs, long toMs, FrameCache cache, String cacheKey,
+      long nowMs) throws StorageException {
     long iv = RESOLUTION.intervalMs();
     if (Math.floorMod(toMs, iv) != 0) {
       throw new IllegalArgumentException("history end " + toMs + " ms is not a multiple of "
           + iv + " ms");
     }
-    long firstStart = Math.floorDiv(fromMs, iv) * iv;
-    long lastStart = toMs - iv;
-    if (lastStart < firstStart) {
+    long firstPoint = Math.floorDiv(fromMs, iv) * iv + iv;
+    long lastPoint = toMs;
+    if (lastPoint < firstPoint) {
       return null;
     }
-    int steps = (int) ((lastStart - firstStart) / iv) + 1;
-    IndicatorFrame frame = new IndicatorFrame(firstStart + iv, iv, steps);
+    int steps = (int) ((lastPoint - firstPoint) / iv) + 1;
+    IndicatorFrame frame = new IndicatorFrame(firstPoint, iv, steps);
+    Map<Indicator, double[]> all = new EnumMap<>(Indicator.class);
+    for (Signal sig : signals.keySet()) {
+      for (Indicator ind : IndicatorEvaluator.indicators(sig)) {
+        if (INDICATORS.contains(ind)) {
+          double[] v = new double[steps];
+          Arrays.fill(v, Double.NaN);
+          all.put(ind, v);
+        }
+      }
+    }
+    long span = IndicatorEvaluator.CHUNK_STEPS * iv;
+    long cacheableBefore = nowMs - IndicatorEvaluator.DELIVERY_SLACK_MS - config.rateWindowMs()
+        - iv;
+    String key = cacheKey == null ? null : cacheKey + "|rollup5m";
+    for (long cs = Math.floorDiv(firstPoint, span) * span; cs <= lastPoint; cs += span) {
+      long chunkLast = cs + span - iv;
+      Map<Indicator, double[]> part;
+      long partStart;
+      if (cache != null && key != null && chunkLast < cacheableBefore) {
+        FrameCache.Chunk c = cache.get(key, iv, cs);
+        if (c == null) {
+          c = new FrameCache.Chunk(cs, iv, IndicatorEvaluator.CHUNK_STEPS,
+              points(rollups, signals, config, cs, chunkLast));
+          cache.put(key, c);
+        }
+        part = c.values();
+        partStart = cs;
+      } else {
+        partStart = Math.max(cs, firstPoint);
+        part = points(rollups, signals, config, partStart, Math.min(chunkLast, lastPoint));
+      }
+      for (Map.Entry<Indicator, double[]> e : part.entrySet()) {
+        double[] dst = all.get(e.getKey());
+        double[] src = e.getValue();
+        for (int k = 0; k < src.length; k++) {
+          long t = partStart + k * iv;
+          if (t >= firstPoint && t <= lastPoint) {
+            dst[(int) ((t - firstPoint) / iv)] = src[k];
+          }
+        }
+      }
+    }
+    for (Map.Entry<Indicator, double[]> e : all.entrySet()) {
+      frame.put(e.getKey(), e.getValue());
+    }
+    return frame;
+  }
+
+  /** The points from {@code firstPointMs} to {@code lastPointMs} (interval ends), every 5 min. */
+  private static Map<Indicator, double[]> points(RollupEvaluator rollups,
+      Map<Signal, ResolvedSignal> signals, AnalysisConfig config, long firstPointMs,
+      long lastPointMs) throws StorageException {
+    long iv = RESOLUTION.intervalMs();
+    int n = (int) ((lastPointMs - firstPointMs) / iv) + 1;
     int windowIntervals = (int) (config.rateWindowMs() / iv);
+    long firstStart = firstPointMs - iv;
+    Map<Indicator, double[]> out = new EnumMap<>(Indicator.class);
     for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
       for (Indicator ind : IndicatorEvaluator.indicators(e.getKey())) {
         if (!INDICATORS.contains(ind)) {
           continue;
         }
         RollupEvaluator.IntervalValues v = rollups.evaluate(e.getValue(), ind, firstStart,
-            lastStart, RESOLUTION, windowIntervals, RollupEvaluator.GaugeReading.LAST);
-        double[] values = new double[steps];
+            lastPointMs - iv, RESOLUTION, windowIntervals, RollupEvaluator.GaugeReading.LAST);
+        double[] values = new double[n];
         Arrays.fill(values, Double.NaN);
         for (int k = 0; k < v.startsMs().length; k++) {
           values[(int) ((v.startsMs()[k] - firstStart) / iv)] = v.values()[k];
         }
-        frame.put(ind, values);
+        out.put(ind, values);
       }
     }
-    return frame;
+    return out;
   }
 }

@@ -275,4 +275,35 @@ class DiagnosisEngineTest {
             ds.get(0).cause(), ds.get(0).startMs(), ds.get(0).endMs()));
     assertThat(ds.get(0).startMs()).isBetween(lastHours + 240 * STEP, lastHours + 260 * STEP);
   }
+
+  @Test
+  void cachedRollupHistoryGivesTheSameAnswerAndBackfillInvalidatesIt() throws Exception {
+    // Healthy days 4 and 3 before now, nothing on day 2, healthy from a day ago to now.
+    double[] cumulative = new double[LE.length + 3];
+    scrapeVllm("e", "m1", NOW - 4 * 86_400_000L, 2 * 5760, i -> 2.5, i -> 0, i -> 50,
+        i -> 0.3, cumulative);
+    scrapeVllm("e", "m1", NOW - 86_400_000L, 5760, i -> 2.5, i -> 0, i -> 50, i -> 0.3,
+        cumulative);
+    long start = NOW - 3_600_000L;
+    Target t = engine.targets(start, NOW).get(0);
+    DiagnosisEngine.TargetAnalysis first = engine.analyze(t, start, NOW, 0);
+    double[] e2e = first.history().get(Indicator.E2E_P95);
+    int hole = (int) ((NOW - 1.5 * 86_400_000L - first.history().startMs()) / 300_000);
+    assertThat(e2e[hole]).isNaN();
+    long misses = engine.cache().misses();
+    DiagnosisEngine.TargetAnalysis again = engine.analyze(t, start, NOW, 0);
+    assertThat(engine.cache().misses()).isEqualTo(misses);
+    assertThat(again.history().get(Indicator.E2E_P95)).containsExactly(e2e);
+    // Day 2 arrives late at 3 s: every 5-minute window of it reads the (2, 4] bucket's P95.
+    scrapeVllm("e", "m1", NOW - 2 * 86_400_000L, 5760, i -> 3, i -> 0, i -> 50, i -> 0.3,
+        new double[LE.length + 3]);
+    DiagnosisEngine.TargetAnalysis after = engine.analyze(t, start, NOW, 0);
+    assertThat(engine.cache().misses()).isGreaterThan(misses);
+    assertThat(after.history().get(Indicator.E2E_P95)[hole]).isCloseTo(3.9,
+        org.assertj.core.data.Offset.offset(1e-9));
+    DiagnosisEngine fresh = new DiagnosisEngine(store, SignalCatalog.load(),
+        TargetConfig.defaults(), CONFIG, Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC));
+    assertThat(after.history().get(Indicator.E2E_P95)).containsExactly(
+        fresh.analyze(t, start, NOW, 0).history().get(Indicator.E2E_P95));
+  }
 }
