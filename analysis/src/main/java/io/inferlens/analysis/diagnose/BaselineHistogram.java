@@ -28,11 +28,26 @@ public final class BaselineHistogram {
 
   /** @param v a value ≥ 0; NaN and negatives are ignored */
   public void add(double v) {
+    add(v, 1);
+  }
+
+  /**
+   * Adds a value that stands for {@code weight} equal values, e.g. one 5-minute rollup interval
+   * standing for the twenty 15-second steps it summarizes, so that quantiles stay weighted by time.
+   *
+   * @param v a value ≥ 0; NaN and negatives are ignored
+   * @param weight how many values it counts as, ≥ 1
+   * @throws IllegalArgumentException if weight &lt; 1
+   */
+  public void add(double v, long weight) {
+    if (weight < 1) {
+      throw new IllegalArgumentException("weight must be >= 1, got " + weight);
+    }
     if (!(v >= 0)) {
       return;
     }
-    counts[index(v)]++;
-    total++;
+    counts[index(v)] += weight;
+    total += weight;
   }
 
   /** @param other counts to add to this one */
@@ -51,7 +66,7 @@ public final class BaselineHistogram {
     total -= other.total;
   }
 
-  /** @return number of values held */
+  /** @return number of values held (each counted with its weight) */
   public long count() {
     return total;
   }

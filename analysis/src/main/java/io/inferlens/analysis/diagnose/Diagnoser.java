@@ -20,7 +20,10 @@ import java.util.Map;
  *   <li>Thresholds: an SLO when configured; else {@code headroom × P95} of the smoothed indicator
  *       over the lookback (14 d), counting only steps not flagged as a problem and at least
  *       {@code forMs} old (so a slow degradation cannot raise its own threshold); else, with less
- *       than {@code baselineMinHistoryMs} of normal history, the static default.
+ *       than {@code baselineMinHistoryMs} of normal history, the static default. The lookback
+ *       may come at a coarser step than the frame (see {@link #diagnose(IndicatorFrame,
+ *       IndicatorFrame, int, String, Map, long)}): each coarse point then counts as the frame
+ *       steps it spans, so the P95 stays weighted by time.
  *   <li>Per step, when a latency indicator (TTFT, TPOT/ITL or E2E P95) is breached: KV ≥ 90 %
  *       with preemptions (at least one per 50 finished requests) → KV_CACHE_PRESSURE; backlog and GPU or KV saturated →
  *       CAPACITY_EXHAUSTED; backlog alone → CONCURRENCY_LIMIT; GPU
@@ -59,9 +62,13 @@ public final class Diagnoser {
    * @param thresholds per-step thresholds of baselined indicators (NaN where none)
    * @param baselines per-step learned baseline (P95 of normal history; NaN until enough history)
    * @param diagnoses diagnosed periods overlapping the reported range, oldest first
+   * @param historySmoothed the coarse history's indicators smoothed, same points as the history
+   *     frame given to {@link #diagnose(IndicatorFrame, IndicatorFrame, int, String, Map, long)};
+   *     empty without one
    */
   public record Result(Map<Indicator, double[]> smoothed, Map<Indicator, double[]> thresholds,
-      Map<Indicator, double[]> baselines, List<Diagnosis> diagnoses) {}
+      Map<Indicator, double[]> baselines, List<Diagnosis> diagnoses,
+      Map<Indicator, double[]> historySmoothed) {}
 
   /**
    * @param frame the target's raw indicators; steps before {@code reportFromStep} serve only as
@@ -75,10 +82,64 @@ public final class Diagnoser {
    */
   public Result diagnose(IndicatorFrame frame, int reportFromStep, String targetId,
       Map<String, String> targetLabels, long dataEndMs) {
+    return diagnose(null, frame, reportFromStep, targetId, targetLabels, dataEndMs);
+  }
+
+  /**
+   * As {@link #diagnose(IndicatorFrame, int, String, Map, long)}, with older history at a coarser
+   * step before the frame (the engine passes 5-minute rollup intervals, each value placed at its
+   * interval's end, where a step-wise evaluation over the same window would read it).
+   *
+   * <p>History points only teach baselines, exactly as frame steps do except for these
+   * approximations: a point is smoothed with the frame's smoothing re-expressed in time (EMA
+   * factor {@code 1 − (1 − α)^k}, SMA over {@code round(N / k)} points, k = history step / frame
+   * step); it joins the baseline with weight k, once it is {@code forMs} old like a step; and it
+   * is left out as a problem when its smoothed TTFT, TPOT/ITL or E2E P95 is above the threshold
+   * in force at its time, or the upstream backlog rose over {@code forMs} — the per-step
+   * classification, decided per coarse point instead of per step (so a breach shorter than a
+   * point that does not lift the point's value stays in the baseline, and a breached point's
+   * normal steps stay out). History has no monitoring gaps: silence is missing data.
+   *
+   * <p>A problem period that runs from the history into the frame's first step is reported
+   * from the earliest point of the unbroken run of problem points that ends with the history's
+   * last point (accurate to one history step); its cause, evidence and severity come from the
+   * frame's steps alone.
+   *
+   * @param history indicators before the frame at a coarser step, or null (or no steps) for none;
+   *     its step a whole multiple of the frame's, its last point at or before the frame's start
+   * @param frame the target's raw indicators; steps before {@code reportFromStep} serve only as
+   *     baseline history
+   * @param reportFromStep first step whose diagnoses are reported, 0 ≤ it ≤ steps
+   * @param targetId stable target id, for diagnosis ids
+   * @param targetLabels the target's grouping labels, copied into each diagnosis
+   * @param dataEndMs time of the newest sample of the target, ms; a period reaching it is open
+   *     ({@code end} null)
+   * @return smoothed series, thresholds and diagnoses; thresholds and baselines for the frame's
+   *     steps only
+   * @throws IllegalArgumentException if the history's step is not a whole multiple of the
+   *     frame's, or its last point is after the frame's start
+   */
+  public Result diagnose(IndicatorFrame history, IndicatorFrame frame, int reportFromStep,
+      String targetId, Map<String, String> targetLabels, long dataEndMs) {
+    int hn = history == null ? 0 : history.steps();
+    if (hn > 0 && (history.stepMs() % frame.stepMs() != 0
+        || history.timeMs(hn - 1) > frame.startMs())) {
+      throw new IllegalArgumentException("history of " + hn + " points every "
+          + history.stepMs() + " ms ending at " + history.timeMs(hn - 1)
+          + " ms does not fit before a frame of " + frame.stepMs() + " ms steps starting at "
+          + frame.startMs() + " ms");
+    }
+    long weight = hn == 0 ? 1 : history.stepMs() / frame.stepMs();
     int n = frame.steps();
     Map<Indicator, double[]> smooth = new EnumMap<>(Indicator.class);
     for (Map.Entry<Indicator, double[]> e : frame.all().entrySet()) {
-      smooth.put(e.getKey(), smooth(e.getValue()));
+      smooth.put(e.getKey(), smooth(e.getValue(), 1));
+    }
+    Map<Indicator, double[]> past = new EnumMap<>(Indicator.class);
+    if (hn > 0) {
+      for (Map.Entry<Indicator, double[]> e : history.all().entrySet()) {
+        past.put(e.getKey(), smooth(e.getValue(), weight));
+      }
     }
     Map<Indicator, double[]> thresholds = new EnumMap<>(Indicator.class);
     Map<Indicator, double[]> baselines = new EnumMap<>(Indicator.class);
@@ -91,14 +152,18 @@ public final class Diagnoser {
       }
     }
     Cause[] cause = new Cause[n];
+    boolean[] pastProblem = new boolean[hn];
     long blockMs = config.baselineBlockMs();
     long currentBlock = Long.MIN_VALUE;
     // A step's values join the baseline only once it is `for` old and still not part of a
     // problem: a slow degradation must not drag the baseline up before it is diagnosed.
-    int joinDelay = (int) Math.max(1, config.forMs() / frame.stepMs());
+    long joinDelayMs = Math.max(1, config.forMs() / frame.stepMs()) * frame.stepMs();
+    int pastJoined = 0;
     int joined = 0;
-    for (int i = 0; i < n; i++) {
-      long t = frame.timeMs(i);
+    // History points first, then the frame's steps: one timeline, oldest first.
+    for (int p = 0; p < hn + n; p++) {
+      int i = p - hn;
+      long t = i < 0 ? history.timeMs(p) : frame.timeMs(i);
       long block = Math.floorDiv(t, blockMs);
       if (block != currentBlock) {
         for (BaselineWindow w : windows.values()) {
@@ -106,12 +171,26 @@ public final class Diagnoser {
         }
         currentBlock = block;
       }
-      for (; joined <= i - joinDelay; joined++) {
-        if (cause[joined] == null && !frame.isGap(joined)) {
+      for (; pastJoined < hn && history.timeMs(pastJoined) <= t - joinDelayMs; pastJoined++) {
+        if (!pastProblem[pastJoined]) {
           for (Map.Entry<Indicator, BaselineWindow> e : windows.entrySet()) {
-            e.getValue().add(smooth.get(e.getKey())[joined]);
+            double[] v = past.get(e.getKey());
+            if (v != null) {
+              e.getValue().add(v[pastJoined], weight);
+            }
           }
         }
+      }
+      for (; joined < n && frame.timeMs(joined) <= t - joinDelayMs; joined++) {
+        if (cause[joined] == null && !frame.isGap(joined)) {
+          for (Map.Entry<Indicator, BaselineWindow> e : windows.entrySet()) {
+            e.getValue().add(smooth.get(e.getKey())[joined], 1);
+          }
+        }
+      }
+      if (i < 0) {
+        pastProblem[p] = pastProblem(p, past, windows, history.stepMs());
+        continue;
       }
       for (Map.Entry<Indicator, BaselineWindow> e : windows.entrySet()) {
         Indicator ind = e.getKey();
@@ -123,18 +202,54 @@ public final class Diagnoser {
         cause[i] = classify(i, smooth, thresholds, baselines, frame);
       }
     }
+    // The run of problem points the history ends with, if any: a period crossing into the frame
+    // started there.
+    long pastRunStartMs = Long.MAX_VALUE;
+    for (int p = hn - 1; p >= 0 && pastProblem[p]; p--) {
+      pastRunStartMs = history.timeMs(p);
+    }
     List<Diagnosis> out = new ArrayList<>();
-    collectRuns(frame, cause, reportFromStep, smooth, thresholds, baselines, targetId,
-        targetLabels, dataEndMs, out);
+    collectRuns(frame, cause, reportFromStep, pastRunStartMs, smooth, thresholds, baselines,
+        targetId, targetLabels, dataEndMs, out);
     out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
-    return new Result(smooth, thresholds, baselines, out);
+    return new Result(smooth, thresholds, baselines, out, past);
   }
 
-  private double[] smooth(double[] raw) {
+  /**
+   * Whether history point {@code p} is a problem, so stays out of the baselines: a latency
+   * indicator above its threshold in force there, or the upstream backlog rising.
+   */
+  private boolean pastProblem(int p, Map<Indicator, double[]> past,
+      Map<Indicator, BaselineWindow> windows, long pastStepMs) {
+    for (Indicator ind : LATENCY) {
+      double[] v = past.get(ind);
+      BaselineWindow w = windows.get(ind);
+      if (v == null || w == null || Double.isNaN(v[p])) {
+        continue;
+      }
+      double t = threshold(ind, w.baseline(config.stepMs(), config.baselineMinHistoryMs()));
+      if (!Double.isNaN(t) && v[p] > t) {
+        return true;
+      }
+    }
+    return rising(past.get(Indicator.UPSTREAM_BACKLOG), p,
+        (int) Math.max(1, config.forMs() / pastStepMs));
+  }
+
+  /**
+   * The configured smoothing of values {@code stepsPerPoint} frame steps apart, re-expressed in
+   * time when that is more than one: EMA factor {@code 1 − (1 − α)^k}, SMA over
+   * {@code max(1, round(N / k))} points.
+   */
+  private double[] smooth(double[] raw, long stepsPerPoint) {
     double[] s;
+    int n = config.smoothingN();
     switch (config.smoothing()) {
-      case "sma": s = Smoothing.sma(raw, config.smoothingN()); break;
-      case "ema": s = Smoothing.ema(raw, config.smoothingN()); break;
+      case "sma": s = Smoothing.sma(raw, stepsPerPoint == 1 ? n
+          : (int) Math.max(1, Math.round((double) n / stepsPerPoint))); break;
+      case "ema": s = stepsPerPoint == 1 ? Smoothing.ema(raw, n)
+          : Smoothing.emaWithAlpha(raw, 1 - Math.pow(1 - Smoothing.alpha(n), stepsPerPoint));
+        break;
       default: s = raw.clone();
     }
     // Where the raw value is missing the smoothed one is too: an EMA must not carry a stale value
@@ -210,11 +325,15 @@ public final class Diagnoser {
   }
 
   private boolean upstreamRising(Map<Indicator, double[]> s, IndicatorFrame frame, int i) {
-    double[] lag = s.get(Indicator.UPSTREAM_BACKLOG);
+    return rising(s.get(Indicator.UPSTREAM_BACKLOG), i,
+        (int) Math.max(1, config.forMs() / frame.stepMs()));
+  }
+
+  /** Whether the lag at {@code i} is above the minimum and 5 % above {@code back} points ago. */
+  private boolean rising(double[] lag, int i, int back) {
     if (lag == null || Double.isNaN(lag[i]) || lag[i] < config.upstreamMinLag()) {
       return false;
     }
-    int back = (int) Math.max(1, config.forMs() / frame.stepMs());
     int j = i - back;
     if (j < 0 || Double.isNaN(lag[j])) {
       return false;
@@ -255,7 +374,7 @@ public final class Diagnoser {
   }
 
   private void collectRuns(IndicatorFrame frame, Cause[] cause, int reportFrom,
-      Map<Indicator, double[]> s, Map<Indicator, double[]> thr, Map<Indicator, double[]> base,
+      long pastRunStartMs, Map<Indicator, double[]> s, Map<Indicator, double[]> thr, Map<Indicator, double[]> base,
       String targetId, Map<String, String> labels, long dataEndMs, List<Diagnosis> out) {
     int n = frame.steps();
     long step = frame.stepMs();
@@ -275,10 +394,13 @@ public final class Diagnoser {
         }
         j++;
       }
-      long duration = (last - start + 1) * step;
+      // A run from the frame's first step continues the history's trailing problem run.
+      long startMs = start == 0 ? Math.min(frame.timeMs(0), pastRunStartMs) : frame.timeMs(start);
+      long duration = frame.timeMs(last) - startMs + step;
       if (duration >= config.forMs() && last >= reportFrom) {
         Cause c = majority(cause, start, last);
-        out.add(build(frame, c, start, last, s, thr, base, targetId, labels, dataEndMs));
+        out.add(build(frame, c, start, last, startMs, s, thr, base, targetId, labels,
+            dataEndMs));
       }
       i = last + 1;
     }
@@ -294,8 +416,8 @@ public final class Diagnoser {
         i++;
       }
       if (i - 1 >= reportFrom) {
-        out.add(build(frame, Cause.MONITORING_GAP, start, i - 1, s, thr, base, targetId, labels,
-            dataEndMs));
+        out.add(build(frame, Cause.MONITORING_GAP, start, i - 1, frame.timeMs(start), s, thr,
+            base, targetId, labels, dataEndMs));
       }
     }
   }
@@ -316,10 +438,9 @@ public final class Diagnoser {
     return Cause.values()[best];
   }
 
-  private Diagnosis build(IndicatorFrame frame, Cause cause, int from, int to,
+  private Diagnosis build(IndicatorFrame frame, Cause cause, int from, int to, long startMs,
       Map<Indicator, double[]> s, Map<Indicator, double[]> thr, Map<Indicator, double[]> base,
       String targetId, Map<String, String> labels, long dataEndMs) {
-    long startMs = frame.timeMs(from);
     long endMs = frame.timeMs(to);
     boolean open = endMs + Math.max(frame.stepMs(), 2 * config.stepMs()) > dataEndMs
         && cause != Cause.MONITORING_GAP
@@ -498,10 +619,10 @@ public final class Diagnoser {
       }
     }
 
-    void add(double v) {
+    void add(double v, long weight) {
       if (current != null) {
-        current.add(v);
-        window.add(v);
+        current.add(v, weight);
+        window.add(v, weight);
       }
     }
 

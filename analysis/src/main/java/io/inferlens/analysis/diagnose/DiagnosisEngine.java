@@ -26,9 +26,15 @@ import java.util.Map;
  *
  * <p>Each call evaluates the requested range plus the baseline lookback before it
  * ({@link AnalysisConfig#baselineLookbackMs()}, 14 days by default, from the target's first
- * sample on) at the configured step. Evaluated chunks older than a few minutes are cached
- * ({@link FrameCache}) and dropped when samples are appended in their time range, so repeated and
- * long-range requests do not re-read raw samples.
+ * sample on). The range, and a lead-in before it ({@link #leadInMs}), are evaluated from raw
+ * samples at the configured step; the lookback before the lead-in is read from the store's
+ * 5-minute rollups ({@link RollupHistory}) when the rate window is a whole number of 5 minutes
+ * and the step divides 5 minutes (the defaults, 5 m and 15 s), and from raw samples at the step
+ * otherwise. How the baseline learned from 5-minute history differs from one learned step by
+ * step is in {@link Diagnoser#diagnose(IndicatorFrame, IndicatorFrame, int, String, Map, long)}.
+ * Evaluated chunks older than a few minutes, raw steps and rollup points alike, are cached
+ * ({@link FrameCache}) and dropped when samples are appended in their time range, so repeated
+ * and long-range requests do not re-read samples or rollups.
  *
  * <p>Thread safe: calls share nothing mutable.
  */
@@ -61,8 +67,12 @@ public final class DiagnosisEngine {
     this.clock = clock;
     this.discovery = new TargetDiscovery(catalog);
     this.resolver = new SignalResolver(catalog, targetConfig);
+    // A chunk depends on samples up to the rate window (or the instant lookback) before its
+    // first step; history chunks of rollup points one interval more (the previous interval's
+    // last value starts a counter's increase).
     this.cache = new FrameCache(DEFAULT_CACHE_BYTES,
-        Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.InstantSelection.DEFAULT_LOOKBACK_MS));
+        Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.InstantSelection.DEFAULT_LOOKBACK_MS)
+            + RollupHistory.RESOLUTION.intervalMs());
     store.addAppendListener(cache::invalidate);
   }
 
@@ -106,12 +116,38 @@ public final class DiagnosisEngine {
    *
    * @param target the target
    * @param signals the signals it resolved to (the metric name chosen per signal)
-   * @param frame indicators from {@code startMs - lookback} to {@code endMs}
+   * @param frame indicators at the step from the start of the raw evaluation (the lead-in before
+   *     the range, or the whole lookback when history is not read from rollups) to {@code endMs}
    * @param reportFromStep first step inside the requested range
+   * @param history the lookback before {@code frame} at 5-minute points from rollups (baselined
+   *     indicators, upstream backlog, request rate), or null when there is none or it was
+   *     evaluated at the step inside {@code frame}
    * @param result smoothed values, thresholds, baselines and diagnoses
    */
   public record TargetAnalysis(Target target, Map<Signal, ResolvedSignal> signals,
-      IndicatorFrame frame, int reportFromStep, Diagnoser.Result result) {}
+      IndicatorFrame frame, int reportFromStep, IndicatorFrame history,
+      Diagnoser.Result result) {}
+
+  /**
+   * Lead-in smoothing spans: the EMA's memory of what came before falls to
+   * {@code (1 − α)^(6N)} ≈ 2e-5 of its weight at N = 10 (α = 2/11), so smoothed values in the
+   * range are those of an evaluation that started 14 days earlier to about five digits; an SMA
+   * needs only N points.
+   */
+  static final int LEAD_IN_SMOOTHING_SPANS = 6;
+
+  /**
+   * How far before the requested range the raw, step-wise evaluation starts when history comes
+   * from rollups: {@code forMs} (the upstream backlog is compared with its value that long ago,
+   * and a period needs that long to count) plus {@value #LEAD_IN_SMOOTHING_SPANS} smoothing
+   * spans of N steps. 20 minutes with the defaults (5 m, N = 10, 15 s).
+   *
+   * @param stepMs evaluation step, milliseconds, &gt; 0
+   * @return the lead-in, milliseconds
+   */
+  public long leadInMs(long stepMs) {
+    return config.forMs() + LEAD_IN_SMOOTHING_SPANS * (long) config.smoothingN() * stepMs;
+  }
 
   /**
    * The rollup resolution a trend over a range reads: the coarsest that still gives each UTC day
@@ -183,14 +219,24 @@ public final class DiagnosisEngine {
     historyStart = Math.max(historyStart, Math.min(startMs, first));
     // Steps on the absolute grid (multiples of the step), so cached chunks serve every request.
     long evalStart = Math.floorDiv(historyStart, step) * step;
+    IndicatorFrame history = null;
+    if (RollupHistory.applies(config, step)) {
+      // Raw from the lead-in on, on the 5-minute grid (so also on the step's); rollups before.
+      long iv = RollupHistory.RESOLUTION.intervalMs();
+      long rawStart = Math.floorDiv(startMs - leadInMs(step), iv) * iv;
+      if (rawStart > evalStart) {
+        history = RollupHistory.evaluate(rollups, signals, config, historyStart, rawStart,
+            cache, cacheKey(target, signals), clock.millis());
+        evalStart = rawStart;
+      }
+    }
     long now = clock.millis();
     IndicatorFrame frame = new IndicatorEvaluator(config).evaluate(store, signals, evalStart,
         endMs, step, now, cache, cacheKey(target, signals), startMs);
     int reportFrom = (int) Math.min(frame.steps(), (startMs - evalStart + step - 1) / step);
-    // Trim leading history without any data: it carries no baseline.
-    Diagnoser.Result result = new Diagnoser(config).diagnose(frame, reportFrom, target.id(),
-        target.labels(), Math.min(now, dataEnd(frame)));
-    return new TargetAnalysis(target, signals, frame, reportFrom, result);
+    Diagnoser.Result result = new Diagnoser(config).diagnose(history, frame, reportFrom,
+        target.id(), target.labels(), Math.min(now, dataEnd(frame)));
+    return new TargetAnalysis(target, signals, frame, reportFrom, history, result);
   }
 
   /**
@@ -370,32 +416,23 @@ public final class DiagnosisEngine {
     Indicator ind = prev.result().smoothed().containsKey(Indicator.E2E_P95)
         && next.result().smoothed().containsKey(Indicator.E2E_P95)
         ? Indicator.E2E_P95 : Indicator.TPOT_P95;
-    double[] pv = prev.result().smoothed().get(ind);
-    double[] nv = next.result().smoothed().get(ind);
-    double[] pr = prev.result().smoothed().get(Indicator.REQUEST_RATE);
-    double[] nr = next.result().smoothed().get(Indicator.REQUEST_RATE);
+    Weighted pv = Weighted.of(prev, ind);
+    Weighted nv = Weighted.of(next, ind);
+    Weighted pr = Weighted.of(prev, Indicator.REQUEST_RATE);
+    Weighted nr = Weighted.of(next, Indicator.REQUEST_RATE);
     if (pv == null || nv == null) {
       return null;
     }
-    double[] prevRates = pr == null ? null : sortedFinite(pr);
-    double lo = prevRates == null || prevRates.length == 0 ? Double.NEGATIVE_INFINITY
-        : prevRates[prevRates.length / 4] * 0.8;
-    double hi = prevRates == null || prevRates.length == 0 ? Double.POSITIVE_INFINITY
-        : prevRates[prevRates.length * 3 / 4] * 1.25;
-    List<Double> nextVals = new ArrayList<>();
-    for (int i = 0; i < nv.length; i++) {
-      double rate = nr == null ? Double.NaN : nr[i];
-      if (!Double.isNaN(nv[i]) && (nr == null || (rate >= lo && rate <= hi))) {
-        nextVals.add(nv[i]);
-      }
-    }
-    double[] prevSorted = sortedFinite(pv);
-    if (nextVals.size() < 3 || prevSorted.length < 3) {
+    double lo = pr == null || pr.finiteWeight() == 0 ? Double.NEGATIVE_INFINITY
+        : pr.rank(0.25) * 0.8;
+    double hi = pr == null || pr.finiteWeight() == 0 ? Double.POSITIVE_INFINITY
+        : pr.rank(0.75) * 1.25;
+    Weighted nextVals = nv.where(nr, lo, hi);
+    if (nextVals.finiteWeight() < 3 || pv.finiteWeight() < 3) {
       return null;
     }
-    double prevMedian = prevSorted[prevSorted.length / 2];
-    double nextMedian = nextVals.stream().mapToDouble(Double::doubleValue).sorted()
-        .toArray()[nextVals.size() / 2];
+    double prevMedian = pv.rank(0.5);
+    double nextMedian = nextVals.rank(0.5);
     if (!(prevMedian > 0) || nextMedian < config.versionRegressionRatio() * prevMedian) {
       return null;
     }
@@ -416,8 +453,81 @@ public final class DiagnosisEngine {
         summary, chain, Cause.VERSION_REGRESSION.recommendations());
   }
 
-  private static double[] sortedFinite(double[] v) {
-    return Arrays.stream(v).filter(d -> !Double.isNaN(d)).sorted().toArray();
+  /**
+   * One smoothed indicator of a target over its 5-minute history points and its frame's steps,
+   * each value with the number of steps it stands for (a history point: 5 min / step; a step: 1),
+   * so medians and quartiles over both stay weighted by time.
+   */
+  private record Weighted(double[] values, long[] weights) {
+
+    /** @return the indicator over history and frame, or null when the frame lacks it */
+    static Weighted of(TargetAnalysis a, Indicator ind) {
+      double[] raw = a.result().smoothed().get(ind);
+      if (raw == null) {
+        return null;
+      }
+      double[] past = a.history() == null ? null : a.result().historySmoothed().get(ind);
+      int hn = past == null ? 0 : past.length;
+      long w = hn == 0 ? 1 : a.history().stepMs() / a.frame().stepMs();
+      double[] v = new double[hn + raw.length];
+      long[] weights = new long[v.length];
+      for (int i = 0; i < v.length; i++) {
+        v[i] = i < hn ? past[i] : raw[i - hn];
+        weights[i] = i < hn ? w : 1;
+      }
+      return new Weighted(v, weights);
+    }
+
+    /** @return the summed weight of the non-NaN values */
+    long finiteWeight() {
+      long t = 0;
+      for (int i = 0; i < values.length; i++) {
+        t += Double.isNaN(values[i]) ? 0 : weights[i];
+      }
+      return t;
+    }
+
+    /**
+     * The values whose rate, at the same point, lies in {@code [lo, hi]}; all values when
+     * {@code rates} is null (no request rate exposed), none where the rate is NaN.
+     */
+    Weighted where(Weighted rates, double lo, double hi) {
+      double[] v = values.clone();
+      for (int i = 0; i < v.length; i++) {
+        if (rates != null && !(rates.values[i] >= lo && rates.values[i] <= hi)) {
+          v[i] = Double.NaN;
+        }
+      }
+      return new Weighted(v, weights);
+    }
+
+    /**
+     * The non-NaN value at weighted rank {@code f}: the smallest value whose cumulative weight
+     * exceeds {@code f ×} the total; with unit weights the element {@code floor(f × n)} of the
+     * sorted values.
+     *
+     * @param f rank fraction in [0, 1)
+     * @return the value, NaN when there is none
+     */
+    double rank(double f) {
+      Integer[] order = new Integer[values.length];
+      int n = 0;
+      for (int i = 0; i < values.length; i++) {
+        if (!Double.isNaN(values[i])) {
+          order[n++] = i;
+        }
+      }
+      Arrays.sort(order, 0, n, (a, b) -> Double.compare(values[a], values[b]));
+      double target = f * finiteWeight();
+      long seen = 0;
+      for (int k = 0; k < n; k++) {
+        seen += weights[order[k]];
+        if (seen > target) {
+          return values[order[k]];
+        }
+      }
+      return Double.NaN;
+    }
   }
 
   /** @return the catalog in use */

@@ -6,10 +6,12 @@ import java.util.Map;
 
 /**
  * Evaluated indicator chunks of targets, kept so that long ranges (30 days) are not re-read and
- * re-evaluated from raw samples on every request. Keys are (target fingerprint, step, chunk
- * start); a chunk is dropped when samples are appended inside the time it depends on (its range
- * widened by the rate window and the 5 minute lookback), which covers backfill, and the least
- * recently used chunks go when the byte budget is exceeded.
+ * re-evaluated from raw samples on every request, nor the baseline history re-read from rollups
+ * ({@link RollupHistory}, whose chunks hold 5-minute points under their own target key). Keys
+ * are (target fingerprint, step, chunk start); a chunk is dropped when samples are appended
+ * inside the time it depends on (its range widened by the dependency margin given at
+ * construction), which covers backfill, and the least recently used chunks go when the byte
+ * budget is exceeded.
  *
  * <p>Thread safe (synchronized; entries are immutable once put).
  */
@@ -34,7 +36,8 @@ public final class FrameCache {
   /**
    * @param budgetBytes most bytes of cached values, &gt; 0 (each value is 8 bytes)
    * @param dependencyMs how far before a chunk's first step its values depend on samples, in
-   *     milliseconds (rate window or lookback, whichever is longer)
+   *     milliseconds (the engine: rate window or lookback, whichever is longer, plus one 5-minute
+   *     rollup interval for its history chunks)
    */
   public FrameCache(long budgetBytes, long dependencyMs) {
     if (budgetBytes <= 0) {

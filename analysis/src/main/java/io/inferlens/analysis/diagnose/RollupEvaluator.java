@@ -20,21 +20,26 @@ import java.util.TreeMap;
 
 /**
  * Evaluates one indicator of a resolved signal per rollup interval (5 m or 1 h) from the store's
- * rollups instead of raw samples, for long-range trends: the cost grows with the number of
- * intervals, not with the samples they summarize.
+ * rollups instead of raw samples, for long-range trends and for the baseline history of
+ * {@link DiagnosisEngine#analyze}: the cost grows with the number of intervals, not with the
+ * samples they summarize.
  *
- * <p>Per interval {@code i} of length {@code d} seconds:
+ * <p>Per interval {@code i} of length {@code d} seconds, over a window of the last {@code k}
+ * intervals ({@code k = 1} unless asked otherwise, so the window is the interval itself):
  *
  * <ul>
- *   <li>a counter's increase is its rollup increase plus the step from the previous interval's
- *       last value to this one's first (reset-aware, {@link RollupSeries#counterIncrease}); a
- *       rate is that increase / d, as PromQL's {@code rate} over a window of d without
- *       extrapolation;
- *   <li>latency quantiles: {@code histogram_quantile(q, sum by (le) (increase per bucket))},
- *       Prometheus' bucket interpolation ({@link HistogramQuantile#quantile});
- *   <li>histogram means (tokens per request): sum increase / count increase;
- *   <li>gauges: each series' mean over the interval (sum / count), combined across series by the
- *       source's aggregation; ratios: summed numerator means / summed denominator means.
+ *   <li>a counter's increase is the sum over the window's intervals of their rollup increase plus
+ *       the step from the previous interval's last value to their first (reset-aware,
+ *       {@link RollupSeries#counterIncrease}); a rate is that increase / (k × d), as PromQL's
+ *       {@code rate} over a window of k × d without extrapolation;
+ *   <li>latency quantiles: {@code histogram_quantile(q, sum by (le) (increase per bucket))} over
+ *       the window, Prometheus' bucket interpolation ({@link HistogramQuantile#quantile});
+ *   <li>histogram means (tokens per request): sum increase / count increase over the window;
+ *   <li>gauges ({@link GaugeReading#MEAN}): each series' mean over the interval (sum / count),
+ *       combined across series by the source's aggregation; ratios: summed numerator means /
+ *       summed denominator means. With {@link GaugeReading#LAST} the interval's last value
+ *       stands in for the mean: the instant value at the interval's end, as an instant query
+ *       there reads it. Gauges ignore {@code k}.
  * </ul>
  *
  * <p>Thread safety: stateless apart from the store, which is thread safe.
@@ -46,6 +51,19 @@ public final class RollupEvaluator {
       EnumSet.of(RollupColumn.FIRST, RollupColumn.LAST, RollupColumn.INCREASE);
   /** What gauge means need (counts always come). */
   private static final Set<RollupColumn> GAUGE_COLUMNS = EnumSet.of(RollupColumn.SUM);
+  /** What gauges read at the end of each interval need. */
+  private static final Set<RollupColumn> LAST_COLUMNS = EnumSet.of(RollupColumn.LAST);
+
+  /** How a gauge's interval is summarized into one value. */
+  public enum GaugeReading {
+    /** The mean of the interval's samples (sum / count): what a trend of the day charts. */
+    MEAN,
+    /**
+     * The interval's newest sample: the instant value at its end, which is what the step-wise
+     * evaluation ({@link IndicatorEvaluator}, an instant query) reads at that time.
+     */
+    LAST
+  }
 
   private final TimeSeriesStore store;
 
@@ -63,6 +81,8 @@ public final class RollupEvaluator {
   public record IntervalValues(long[] startsMs, double[] values) {}
 
   /**
+   * Per interval over the interval itself, gauges as means: the trend reading.
+   *
    * @param rs the signal as resolved for a target
    * @param ind an indicator this signal feeds
    * @param startMs range start, milliseconds (the interval holding it is the first)
@@ -73,10 +93,37 @@ public final class RollupEvaluator {
    */
   public IntervalValues evaluate(ResolvedSignal rs, Indicator ind, long startMs, long endMs,
       Resolution resolution) throws StorageException {
+    return evaluate(rs, ind, startMs, endMs, resolution, 1, GaugeReading.MEAN);
+  }
+
+  /**
+   * Per interval over a trailing window of {@code windowIntervals} intervals ending with it (the
+   * rollup analogue of a rate window of {@code windowIntervals × resolution}), gauges read as
+   * asked.
+   *
+   * @param rs the signal as resolved for a target
+   * @param ind an indicator this signal feeds
+   * @param startMs range start, milliseconds (the interval holding it is the first)
+   * @param endMs range end, milliseconds, &ge; startMs
+   * @param resolution 5 m or 1 h
+   * @param windowIntervals intervals per window, &ge; 1; earlier intervals are read as needed
+   * @param gauges how gauges and gauge ratios summarize an interval
+   * @return one value per interval that has data (in its window, for counters and histograms),
+   *     ascending
+   * @throws IllegalArgumentException if windowIntervals &lt; 1
+   * @throws StorageException if the store fails
+   */
+  public IntervalValues evaluate(ResolvedSignal rs, Indicator ind, long startMs, long endMs,
+      Resolution resolution, int windowIntervals, GaugeReading gauges) throws StorageException {
+    if (windowIntervals < 1) {
+      throw new IllegalArgumentException("windowIntervals must be >= 1, got " + windowIntervals);
+    }
     MetricSource src = rs.source();
-    double seconds = resolution.intervalMs() / 1000.0;
-    // Start one interval early: the first interval's increase needs the previous last value.
-    long readFrom = startMs - resolution.intervalMs();
+    int k = windowIntervals;
+    double seconds = k * (resolution.intervalMs() / 1000.0);
+    // Start k intervals early: the first window needs k - 1 intervals before it, and its oldest
+    // interval's increase needs the previous last value.
+    long readFrom = startMs - k * resolution.intervalMs();
     TreeMap<Long, double[]> out = new TreeMap<>();
     if (src.kind() == SourceKind.HISTOGRAM && ind.isLatency()) {
       // Bucket increases per interval in arrays indexed by interval, one row per le; the arrays
@@ -101,13 +148,25 @@ public final class RollupEvaluator {
       int n = series.isEmpty() ? 0 : (int) ((maxStart - minStart) / iv + 1);
       TreeMap<Double, double[]> byLe = new TreeMap<>();
       boolean[] any = new boolean[n];
-      for (int k = 0; k < series.size(); k++) {
-        double[] row = byLe.computeIfAbsent(les.get(k), x -> new double[n]);
-        forEachIncrease(series.get(k), resolution, (t, inc) -> {
+      for (int j = 0; j < series.size(); j++) {
+        double[] row = byLe.computeIfAbsent(les.get(j), x -> new double[n]);
+        forEachIncrease(series.get(j), resolution, (t, inc) -> {
           int i = (int) ((t - base) / iv);
           row[i] += inc;
           any[i] = true;
         });
+      }
+      if (k > 1) {
+        for (Map.Entry<Double, double[]> e : byLe.entrySet()) {
+          e.setValue(trailingSums(e.getValue(), k));
+        }
+        boolean[] anyInWindow = new boolean[n];
+        int last = Integer.MIN_VALUE / 2;
+        for (int i = 0; i < n; i++) {
+          last = any[i] ? i : last;
+          anyInWindow[i] = i - last < k;
+        }
+        System.arraycopy(anyInWindow, 0, any, 0, n);
       }
       double q = IndicatorEvaluator.quantileOf(ind);
       List<HistogramQuantile.Bucket> buckets = new ArrayList<>(byLe.size());
@@ -122,16 +181,17 @@ public final class RollupEvaluator {
         out.put(base + i * iv, new double[] {HistogramQuantile.quantile(q, buckets)});
       }
     } else if (src.kind() == SourceKind.HISTOGRAM) {
-      TreeMap<Long, Double> sum = increases(rs.selector(src.sumName()), readFrom, endMs,
-          resolution);
-      TreeMap<Long, Double> count = increases(rs.selector(src.countName()), readFrom, endMs,
-          resolution);
+      TreeMap<Long, Double> sum = trailing(increases(rs.selector(src.sumName()), readFrom, endMs,
+          resolution), k, resolution);
+      TreeMap<Long, Double> count = trailing(increases(rs.selector(src.countName()), readFrom,
+          endMs, resolution), k, resolution);
       sum.forEach((t, v) -> {
         Double c = count.get(t);
         out.put(t, new double[] {c == null || c == 0 ? Double.NaN : v / c});
       });
     } else if (src.kind() == SourceKind.COUNTER) {
-      TreeMap<Long, Double> num = increases(rs.matchers(), readFrom, endMs, resolution);
+      TreeMap<Long, Double> num = trailing(increases(rs.matchers(), readFrom, endMs, resolution),
+          k, resolution);
       if (src.denominators().isEmpty()) {
         num.forEach((t, v) -> out.put(t, new double[] {v / seconds}));
       } else {
@@ -140,17 +200,18 @@ public final class RollupEvaluator {
           increases(sel, readFrom, endMs, resolution).forEach((t, v) -> den.merge(t, v,
               Double::sum));
         }
+        TreeMap<Long, Double> denWindow = trailing(den, k, resolution);
         num.forEach((t, v) -> {
-          Double d = den.get(t);
+          Double d = denWindow.get(t);
           out.put(t, new double[] {d == null || d == 0 ? Double.NaN : v / d});
         });
       }
     } else if (src.kind() == SourceKind.GAUGE_RATIO) {
-      TreeMap<Long, Double> num = means(rs.matchers(), readFrom, endMs, resolution, src,
-          Aggregation.SUM);
+      TreeMap<Long, Double> num = gauges(rs.matchers(), readFrom, endMs, resolution, src,
+          Aggregation.SUM, gauges);
       TreeMap<Long, Double> den = new TreeMap<>();
       for (List<Matcher> sel : rs.denominatorSelectors()) {
-        means(sel, readFrom, endMs, resolution, src, Aggregation.SUM)
+        gauges(sel, readFrom, endMs, resolution, src, Aggregation.SUM, gauges)
             .forEach((t, v) -> den.merge(t, v, Double::sum));
       }
       num.forEach((t, v) -> {
@@ -158,7 +219,7 @@ public final class RollupEvaluator {
         out.put(t, new double[] {d == null || d == 0 ? Double.NaN : v / d});
       });
     } else {
-      means(rs.matchers(), readFrom, endMs, resolution, src, src.aggregation())
+      gauges(rs.matchers(), readFrom, endMs, resolution, src, src.aggregation(), gauges)
           .forEach((t, v) -> out.put(t, new double[] {v}));
     }
     long first = Math.floorDiv(startMs, resolution.intervalMs()) * resolution.intervalMs();
@@ -172,6 +233,46 @@ public final class RollupEvaluator {
       i++;
     }
     return new IntervalValues(ts, vs);
+  }
+
+  /** Sums of the last {@code k} entries of {@code v} at each index (fewer at the start). */
+  private static double[] trailingSums(double[] v, int k) {
+    double[] out = new double[v.length];
+    for (int i = 0; i < v.length; i++) {
+      double s = 0;
+      for (int j = Math.max(0, i - k + 1); j <= i; j++) {
+        s += v[j];
+      }
+      out[i] = s;
+    }
+    return out;
+  }
+
+  /**
+   * Per interval that has data in its window, the sum of the per-interval values of the last
+   * {@code k} intervals ending with it; the map itself when {@code k == 1}.
+   */
+  private static TreeMap<Long, Double> trailing(TreeMap<Long, Double> perInterval, int k,
+      Resolution res) {
+    if (k == 1) {
+      return perInterval;
+    }
+    long iv = res.intervalMs();
+    TreeMap<Long, Double> out = new TreeMap<>();
+    for (Long t : perInterval.keySet()) {
+      for (int j = 0; j < k; j++) {
+        out.putIfAbsent(t + j * iv, 0.0);
+      }
+    }
+    for (Map.Entry<Long, Double> e : out.entrySet()) {
+      double s = 0;
+      for (double v : perInterval.subMap(e.getKey() - (k - 1) * iv, true, e.getKey(), true)
+          .values()) {
+        s += v;
+      }
+      e.setValue(s);
+    }
+    return out;
   }
 
   private interface IncreaseVisitor {
@@ -199,22 +300,25 @@ public final class RollupEvaluator {
     return out;
   }
 
-  private TreeMap<Long, Double> means(List<Matcher> selector, long from, long to, Resolution res,
-      MetricSource src, Aggregation agg) throws StorageException {
+  private TreeMap<Long, Double> gauges(List<Matcher> selector, long from, long to,
+      Resolution res, MetricSource src, Aggregation agg, GaugeReading reading)
+      throws StorageException {
+    boolean last = reading == GaugeReading.LAST;
     TreeMap<Long, double[]> acc = new TreeMap<>();
-    for (RollupSeries s : store.selectRollups(selector, from, to, res, GAUGE_COLUMNS)) {
+    for (RollupSeries s : store.selectRollups(selector, from, to, res,
+        last ? LAST_COLUMNS : GAUGE_COLUMNS)) {
       for (int i = 0; i < s.size(); i++) {
-        double mean = s.sum()[i] / s.counts()[i];
-        if (Double.isNaN(mean) || src.ignoredValues().contains(mean)) {
+        double value = last ? s.last()[i] : s.sum()[i] / s.counts()[i];
+        if (Double.isNaN(value) || src.ignoredValues().contains(value)) {
           continue;
         }
         double[] a = acc.computeIfAbsent(s.startsMs()[i], k -> new double[] {Double.NaN, 0});
         if (Double.isNaN(a[0])) {
-          a[0] = mean;
+          a[0] = value;
         } else if (agg == Aggregation.MAX) {
-          a[0] = Math.max(a[0], mean);
+          a[0] = Math.max(a[0], value);
         } else {
-          a[0] += mean;
+          a[0] += value;
         }
         a[1]++;
       }

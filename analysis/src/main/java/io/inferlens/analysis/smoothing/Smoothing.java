@@ -63,7 +63,23 @@ public final class Smoothing {
    * @throws IllegalArgumentException if {@code n} &lt; 1
    */
   public static double[] ema(double[] values, int n) {
-    double alpha = alpha(n);
+    return emaWithAlpha(values, alpha(n));
+  }
+
+  /**
+   * {@link #ema(double[], int)} with the smoothing factor given directly, e.g. the factor of an
+   * N-point EMA re-expressed for points k times further apart, {@code 1 − (1 − α)^k}, which
+   * decays by the same amount per unit of time.
+   *
+   * @param values values at consecutive steps, NaN = none; not modified
+   * @param alpha smoothing factor in (0, 1]
+   * @return smoothed values, same length
+   * @throws IllegalArgumentException if alpha is not in (0, 1]
+   */
+  public static double[] emaWithAlpha(double[] values, double alpha) {
+    if (!(alpha > 0 && alpha <= 1)) {
+      throw new IllegalArgumentException("alpha must be in (0, 1], got " + alpha);
+    }
     double[] out = new double[values.length];
     double prev = Double.NaN;
     for (int i = 0; i < values.length; i++) {

@@ -33,7 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@link DiagnosisEngine#diagnoses} over stored vLLM V1 + DCGM data ({@link BenchData}, 145 series
- * per target, 15 s scrapes): one target over 30 days, and 100 targets over 1 day. Each state
+ * per target, 15 s scrapes): one target over 30 days, 100 targets over 1 day, and one target over
+ * its last day with the 14 days of baseline history before it stored too. Each state
  * generates its data once per fork into a temporary RocksDB store (deleted at tear-down), with a
  * 2-hour degraded period 6 h before "now" that every call must diagnose. The plain benchmarks reuse
  * one engine (after set-up's first call, its cache of evaluated chunks is warm); the
@@ -153,6 +154,20 @@ public class DiagnoseBenchmark {
     }
   }
 
+  /** One target, 15 days: a 1-day range and the 14-day baseline lookback before it. */
+  @State(Scope.Benchmark)
+  public static class OneTarget15Days extends Data {
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+      open("oneTarget15Days", 1, 15);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+      close();
+    }
+  }
+
   /** 100 targets, 1 day. */
   @State(Scope.Benchmark)
   public static class HundredTargets1Day extends Data {
@@ -204,6 +219,31 @@ public class DiagnoseBenchmark {
   public List<Diagnosis> hundredTargets1Day(HundredTargets1Day s) throws Exception {
     List<Diagnosis> d = s.diagnose(1);
     Data.check(d, 100);
+    return d;
+  }
+
+  /**
+   * The last day of a target with 14 days of history before it: what the baseline lookback costs
+   * on top of the day itself.
+   *
+   * @return the diagnoses, checked
+   */
+  @Benchmark
+  public List<Diagnosis> oneDayAfter14DaysHistory(OneTarget15Days s) throws Exception {
+    List<Diagnosis> d = s.diagnose(1);
+    Data.check(d, 1);
+    return d;
+  }
+
+  /**
+   * As {@link #oneDayAfter14DaysHistory} on a new engine (no evaluated chunks cached).
+   *
+   * @return the diagnoses, checked
+   */
+  @Benchmark
+  public List<Diagnosis> oneDayAfter14DaysHistoryCold(OneTarget15Days s) throws Exception {
+    List<Diagnosis> d = s.diagnoseCold(1);
+    Data.check(d, 1);
     return d;
   }
 }

@@ -178,4 +178,89 @@ class DiagnoserTest {
     assertThat(r.baselines().get(Indicator.E2E_P95)[0]).isNaN();
     assertThat(r.baselines().get(Indicator.E2E_P95)[HOUR + 10]).isBetween(2.9, 3.2);
   }
+
+  /** CONFIG without smoothing, so coarse history and steps can be compared value for value. */
+  static final AnalysisConfig UNSMOOTHED = new AnalysisConfig(STEP, 300_000, 300_000, 10, "none",
+      14 * 86_400_000L, 1.5, 1_800_000, 900_000, Map.of(), AnalysisConfig.defaultThresholds(),
+      1.0, 0.1, 90, 0.90, 0.98, 0.01, 0.02, 1000, 2, 1.5, 1.3);
+  static final long FIVE_MIN = 300_000;
+  static final int PER_POINT = (int) (FIVE_MIN / STEP);
+
+  /** E2E P95 constant over each 5-minute interval {@code (T0 + (k-1)·5m, T0 + k·5m]}: f(k). */
+  static double e2eOfInterval(int k) {
+    return 3.0 + 0.1 * (k % 7);
+  }
+
+  @Test
+  void coarseHistoryTeachesTheSameBaselineAsTheStepsItStandsFor() {
+    // Two hours of steps after T0, against the first 90 minutes as 18 five-minute points (each
+    // at its interval's end, standing for its 20 steps) followed by the last 30 minutes of steps.
+    int steps = 2 * HOUR;
+    IndicatorFrame all = new IndicatorFrame(T0 + STEP, STEP, steps);
+    double[] v = new double[steps];
+    for (int i = 0; i < steps; i++) {
+      v[i] = e2eOfInterval(i / PER_POINT + 1);
+    }
+    all.put(Indicator.E2E_P95, v);
+    IndicatorFrame history = new IndicatorFrame(T0 + FIVE_MIN, FIVE_MIN, 18);
+    double[] hv = new double[18];
+    for (int k = 0; k < 18; k++) {
+      hv[k] = e2eOfInterval(k + 1);
+    }
+    history.put(Indicator.E2E_P95, hv);
+    int rawFrom = 18 * PER_POINT;
+    IndicatorFrame tail = new IndicatorFrame(T0 + 90 * 60_000L + STEP, STEP, steps - rawFrom);
+    tail.put(Indicator.E2E_P95, java.util.Arrays.copyOfRange(v, rawFrom, steps));
+    Diagnoser d = new Diagnoser(UNSMOOTHED);
+    long end = T0 + steps * STEP;
+    Diagnoser.Result stepwise = d.diagnose(all, 0, "t1", Map.of(), end);
+    Diagnoser.Result coarse = d.diagnose(history, tail, 0, "t1", Map.of(), end);
+    // By the last step every value older than `for` has joined either way: the same counts in
+    // the same histogram buckets, so the same P95 (f(6) = 3.6 is the largest value).
+    double want = stepwise.baselines().get(Indicator.E2E_P95)[steps - 1];
+    assertThat(want).isCloseTo(3.6, org.assertj.core.data.Offset.offset(3.6 * 0.01));
+    assertThat(coarse.baselines().get(Indicator.E2E_P95)[tail.steps() - 1]).isEqualTo(want);
+    assertThat(coarse.thresholds().get(Indicator.E2E_P95)[tail.steps() - 1])
+        .isEqualTo(1.5 * want);
+    assertThat(coarse.historySmoothed().get(Indicator.E2E_P95)).containsExactly(hv);
+    assertThat(stepwise.diagnoses()).isEmpty();
+    assertThat(coarse.diagnoses()).isEmpty();
+  }
+
+  @Test
+  void periodRunningFromTheHistoryIntoTheFrameStartsAtItsFirstHistoryPoint() {
+    // 12 five-minute points: 3 s for 45 minutes, then 20 s from the point at T0 + 50 min on; the
+    // frame's 10 minutes of steps stay at 20 s.
+    IndicatorFrame history = new IndicatorFrame(T0 + FIVE_MIN, FIVE_MIN, 12);
+    double[] hv = new double[12];
+    for (int k = 0; k < 12; k++) {
+      hv[k] = k < 9 ? 3.0 * (1 + 0.02 * Math.sin(k)) : 20;
+    }
+    history.put(Indicator.E2E_P95, hv);
+    IndicatorFrame frame = new IndicatorFrame(T0 + 60 * 60_000L + STEP, STEP, 40);
+    double[] v = new double[40];
+    java.util.Arrays.fill(v, 20);
+    frame.put(Indicator.E2E_P95, v);
+    Diagnoser.Result r = new Diagnoser(CONFIG).diagnose(history, frame, 0, "t1", Map.of(),
+        frame.timeMs(39));
+    assertThat(causes(r)).containsExactly(Cause.PER_REQUEST_SLOWDOWN);
+    Diagnosis d = r.diagnoses().get(0);
+    assertThat(d.startMs()).isEqualTo(T0 + 50 * 60_000L);
+    assertThat(d.endMs()).isNull();
+    assertThat(d.id()).isEqualTo("t1/per_request_slowdown/" + (T0 + 50 * 60_000L));
+    // The 20 s points stayed out of the baseline: P95 of the 3 s ones (each ±2 %), +50 %.
+    double base = r.baselines().get(Indicator.E2E_P95)[39];
+    assertThat(base).isBetween(2.9, 3.1);
+    assertThat(r.thresholds().get(Indicator.E2E_P95)[39]).isEqualTo(1.5 * base);
+  }
+
+  @Test
+  void historyThatDoesNotFitBeforeTheFrameIsRefused() {
+    IndicatorFrame history = new IndicatorFrame(T0, 7_000, 3);
+    history.put(Indicator.E2E_P95, new double[] {3, 3, 3});
+    IndicatorFrame frame = new IndicatorFrame(T0 + 60_000, STEP, 4);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Diagnoser(CONFIG)
+        .diagnose(history, frame, 0, "t1", Map.of(), T0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("7000 ms");
+  }
 }

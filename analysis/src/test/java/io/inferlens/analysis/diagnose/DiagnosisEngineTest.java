@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The engine over a real store: vLLM- and DCGM-shaped series written as a scraper would (15 s
  * apart, cumulative histograms), diagnosed for past ranges — data backfilled now for yesterday
- * included — and model versions compared on one instance.
+ * included — and model versions compared on one instance; baselines learned from 14 days of
+ * 5-minute rollups against the same learned step by step from raw samples.
  */
 class DiagnosisEngineTest {
 
@@ -197,5 +198,112 @@ class DiagnosisEngineTest {
     int last = thr.length - 1;
     assertThat(base[last]).isBetween(2.0, 4.0);
     assertThat(thr[last]).isCloseTo(1.5 * base[last], org.assertj.core.data.Offset.offset(1e-9));
+  }
+
+  /** E2E latency of scrape {@code i} of a day: 1.5 to 4 s over the day, with jitter. */
+  static double dailyE2e(int i) {
+    double phase = 2 * Math.PI * i / 5760.0;
+    return 1.5 + 2.5 * (0.5 + 0.5 * Math.sin(phase)) + 0.3 * Math.sin(i * 0.37);
+  }
+
+  /**
+   * Tolerance of the rollup baseline against the step-wise one, relative: one bucket of
+   * {@link BaselineHistogram} (2 % wide), the smallest difference it can show. The P95 of
+   * 5-minute values at interval ends is that of a 1-in-20 subsample of the 15 s steps' windows,
+   * so it may fall one bucket off; on this data both fall in the same bucket at every step of
+   * the range (difference 0).
+   */
+  static final double BASELINE_TOLERANCE = 0.02;
+
+  @Test
+  void baselineFromRollupsMatchesTheBaselineFromRawSamples() throws Exception {
+    // 15 days of a daily latency cycle; day 5 saturated all day (7 % of the lookback, so it
+    // would lift the P95 if it were not left out); the last 2 hours: one healthy, then 30
+    // minutes saturated and 30 healthy.
+    long t0 = NOW - 15 * 86_400_000L;
+    double[] cumulative = new double[LE.length + 3];
+    for (int day = 0; day < 15; day++) {
+      boolean bad = day == 5;
+      int steps = day == 14 ? 5760 - 480 : 5760;
+      scrapeVllm("h", "m1", t0 + day * 86_400_000L, steps, i -> bad ? 12 : dailyE2e(i),
+          i -> bad ? 20 : 0, i -> bad ? 99 : 50, i -> bad ? 0.95 : 0.3, cumulative);
+    }
+    long lastHours = t0 + (15 * 5760 - 480) * STEP;
+    scrapeVllm("h", "m1", lastHours, 480, i -> i >= 240 && i < 360 ? 12 : dailyE2e(i),
+        i -> i >= 240 && i < 360 ? 20 : 0, i -> i >= 240 && i < 360 ? 99 : 50, i -> 0.3,
+        cumulative);
+    store.flush(); // finalized windows: their rollups are stored, not computed from raw
+    long start = lastHours;
+    long end = lastHours + 479 * STEP;
+    Target t = engine.targets(start, end).get(0);
+    DiagnosisEngine.TargetAnalysis a = engine.analyze(t, start, end, 0);
+    assertThat(a.history()).isNotNull();
+    assertThat(a.history().stepMs()).isEqualTo(300_000);
+    // 14 days of 5-minute points, less the 20-minute lead-in evaluated from raw samples.
+    assertThat(a.history().steps()).isBetween(14 * 288 - 6, 14 * 288 - 3);
+    assertThat(a.frame().startMs()).isBetween(start - 25 * 60_000L, start - 20 * 60_000L);
+
+    // The same range evaluated the step-wise way over the whole lookback.
+    long rawStart = Math.floorDiv(start - CONFIG.baselineLookbackMs(), STEP) * STEP;
+    IndicatorFrame raw = new IndicatorEvaluator(CONFIG).evaluate(store, a.signals(), rawStart,
+        end, STEP, NOW);
+    int reportFrom = (int) ((start - rawStart + STEP - 1) / STEP);
+    Diagnoser.Result stepwise = new Diagnoser(CONFIG).diagnose(raw, reportFrom, t.id(),
+        t.labels(), end);
+    double[] want = stepwise.baselines().get(Indicator.E2E_P95);
+    double[] got = a.result().baselines().get(Indicator.E2E_P95);
+    int offset = (int) ((a.frame().startMs() - rawStart) / STEP);
+    double worst = 0;
+    for (int i = a.reportFromStep(); i < got.length; i++) {
+      worst = Math.max(worst, Math.abs(got[i] / want[i + offset] - 1));
+    }
+    // Day 5's 12 s stayed out either way: the P95 is that of the cycle's peaks (up to 4.3 s),
+    // interpolated in the (4, 6] bucket; day 5 would read near 14.75, in (10, 15].
+    assertThat(want[want.length - 1]).isBetween(4.0, 6.0);
+    assertThat(got[got.length - 1]).isBetween(4.0, 6.0);
+    assertThat(worst).as("largest relative baseline difference in the range")
+        .isLessThan(BASELINE_TOLERANCE);
+    System.out.printf(java.util.Locale.ROOT,
+        "E2E P95 baseline at the end: rollups %.4f s, raw %.4f s; largest difference %.3f %%%n",
+        got[got.length - 1], want[want.length - 1], 100 * worst);
+
+    // The saturated half hour is diagnosed the same: cause, start and end.
+    List<Diagnosis> ds = engine.diagnoses(start, end, List.of());
+    assertThat(ds).extracting(Diagnosis::cause).containsExactly(Cause.CAPACITY_EXHAUSTED);
+    assertThat(stepwise.diagnoses()).extracting(Diagnosis::cause, Diagnosis::startMs,
+        Diagnosis::endMs).containsExactly(org.assertj.core.groups.Tuple.tuple(
+            ds.get(0).cause(), ds.get(0).startMs(), ds.get(0).endMs()));
+    assertThat(ds.get(0).startMs()).isBetween(lastHours + 240 * STEP, lastHours + 260 * STEP);
+  }
+
+  @Test
+  void cachedRollupHistoryGivesTheSameAnswerAndBackfillInvalidatesIt() throws Exception {
+    // Healthy days 4 and 3 before now, nothing on day 2, healthy from a day ago to now.
+    double[] cumulative = new double[LE.length + 3];
+    scrapeVllm("e", "m1", NOW - 4 * 86_400_000L, 2 * 5760, i -> 2.5, i -> 0, i -> 50,
+        i -> 0.3, cumulative);
+    scrapeVllm("e", "m1", NOW - 86_400_000L, 5760, i -> 2.5, i -> 0, i -> 50, i -> 0.3,
+        cumulative);
+    long start = NOW - 3_600_000L;
+    Target t = engine.targets(start, NOW).get(0);
+    DiagnosisEngine.TargetAnalysis first = engine.analyze(t, start, NOW, 0);
+    double[] e2e = first.history().get(Indicator.E2E_P95);
+    int hole = (int) ((NOW - 1.5 * 86_400_000L - first.history().startMs()) / 300_000);
+    assertThat(e2e[hole]).isNaN();
+    long misses = engine.cache().misses();
+    DiagnosisEngine.TargetAnalysis again = engine.analyze(t, start, NOW, 0);
+    assertThat(engine.cache().misses()).isEqualTo(misses);
+    assertThat(again.history().get(Indicator.E2E_P95)).containsExactly(e2e);
+    // Day 2 arrives late at 3 s: every 5-minute window of it reads the (2, 4] bucket's P95.
+    scrapeVllm("e", "m1", NOW - 2 * 86_400_000L, 5760, i -> 3, i -> 0, i -> 50, i -> 0.3,
+        new double[LE.length + 3]);
+    DiagnosisEngine.TargetAnalysis after = engine.analyze(t, start, NOW, 0);
+    assertThat(engine.cache().misses()).isGreaterThan(misses);
+    assertThat(after.history().get(Indicator.E2E_P95)[hole]).isCloseTo(3.9,
+        org.assertj.core.data.Offset.offset(1e-9));
+    DiagnosisEngine fresh = new DiagnosisEngine(store, SignalCatalog.load(),
+        TargetConfig.defaults(), CONFIG, Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC));
+    assertThat(after.history().get(Indicator.E2E_P95)).containsExactly(
+        fresh.analyze(t, start, NOW, 0).history().get(Indicator.E2E_P95));
   }
 }

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Indicators per rollup interval against hand-computed values: a latency histogram with a
  * counter reset between intervals, a counter rate and a gauge mean, from a real store whose
  * windows are finalized (stored rollups) and from one whose samples are still in the head
- * (rollups computed from raw): both must give the same values.
+ * (rollups computed from raw): both must give the same values. Also over windows of two intervals
+ * and with gauges read as their last value, as the baseline history reads them.
  */
 class RollupEvaluatorTest {
 
@@ -110,6 +111,48 @@ class RollupEvaluatorTest {
         assertThat(r.values()[2]).isEqualTo(19 * 4 / 300.0);
         assertThat(r.values()[3]).isEqualTo(20 * 4 / 300.0);
       }
+    }
+  }
+
+  @Test
+  void twoIntervalWindowsAndLastGaugeValues() throws Exception {
+    Clock clock = Clock.fixed(Instant.ofEpochMilli(T0 + 3_600_000), ZoneOffset.UTC);
+    try (TimeSeriesStore store = TimeSeriesStore.open(StoreOptions.defaults(dir), clock)) {
+      store.append(samples(80));
+      store.flush();
+      RollupEvaluator ev = new RollupEvaluator(store);
+      List<Matcher> scope = List.of(Matcher.eq("job", "x"));
+      long end = T0 + 20 * 60_000 - 1;
+      ResolvedSignal rate = new ResolvedSignal(Signal.REQUEST_RATE,
+          MetricSource.of("lat_seconds_bucket", SourceKind.COUNTER, "vllm"),
+          List.of(Matcher.eq("le", "+Inf")));
+      RollupEvaluator.IntervalValues r = ev.evaluate(rate, Indicator.REQUEST_RATE, T0, end,
+          Resolution.FIVE_MINUTES, 2, RollupEvaluator.GaugeReading.MEAN);
+      assertThat(r.startsMs()).containsExactly(T0, T0 + 300_000, T0 + 600_000, T0 + 900_000);
+      // Rate over the interval and the one before it (none before T0), per second of 10 min;
+      // per-interval increases 76, 80, 76 (reset), 80 as in the test above.
+      assertThat(r.values()).containsExactly(76 / 600.0, (76 + 80) / 600.0, (80 + 76) / 600.0,
+          (76 + 80) / 600.0);
+
+      ResolvedSignal e2e = new ResolvedSignal(Signal.E2E,
+          MetricSource.of("lat_seconds", SourceKind.HISTOGRAM, "vllm"), scope);
+      RollupEvaluator.IntervalValues p50 = ev.evaluate(e2e, Indicator.E2E_P50, T0, end,
+          Resolution.FIVE_MINUTES, 2, RollupEvaluator.GaugeReading.MEAN);
+      // Interval 1's window: the rises of 19 + 20 scrapes (2, 3 and 4 per scrape, cumulative)
+      // summed, 78, 117 and 156; the median's rank 78 is the 0.5 bucket's count: its bound.
+      double want = HistogramQuantile.quantile(0.5, List.of(
+          new HistogramQuantile.Bucket(0.5, 78), new HistogramQuantile.Bucket(1, 117),
+          new HistogramQuantile.Bucket(Double.POSITIVE_INFINITY, 156)));
+      assertThat(want).isEqualTo(0.5);
+      assertThat(p50.values()[1]).isEqualTo(want);
+
+      ResolvedSignal waiting = new ResolvedSignal(Signal.WAITING,
+          MetricSource.of("waiting", SourceKind.GAUGE, "vllm"), scope);
+      // 4 and 6 alternate; each interval's 20th (last) scrape has an odd index: 6.
+      assertThat(ev.evaluate(waiting, Indicator.WAITING, T0, end, Resolution.FIVE_MINUTES, 1,
+          RollupEvaluator.GaugeReading.LAST).values()).containsExactly(6.0, 6.0, 6.0, 6.0);
+      assertThat(ev.evaluate(waiting, Indicator.WAITING, T0, end, Resolution.FIVE_MINUTES, 1,
+          RollupEvaluator.GaugeReading.MEAN).values()).containsExactly(5.0, 5.0, 5.0, 5.0);
     }
   }
 }
