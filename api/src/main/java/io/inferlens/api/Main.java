@@ -78,7 +78,8 @@ public final class Main implements Runnable {
 
     @Option(names = "--head-max-samples", defaultValue = "2000000", paramLabel = "N",
         description = "Samples kept in the in-memory head before they are flushed into "
-            + "compressed chunks; about 20 bytes of heap each (default: ${DEFAULT-VALUE}).")
+            + "compressed chunks; kept compressed, about 5 bytes of heap each on vLLM/DCGM "
+            + "series (default: ${DEFAULT-VALUE}).")
     int headMaxSamples;
 
     @Option(names = "--max-request-bytes", defaultValue = "32MiB", paramLabel = "SIZE",

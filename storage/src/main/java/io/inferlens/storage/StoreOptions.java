@@ -22,7 +22,9 @@ import java.util.Objects;
  * @param rollup5mRetentionMs how long 5-minute rollups are kept, milliseconds, &gt; 0
  * @param rollup1hRetentionMs how long 1-hour rollups are kept, milliseconds, &gt; 0
  * @param headMaxSamples head samples (not yet in chunks) that trigger a head flush, &ge; 1; the
- *     head's heap is about 16-20 bytes per sample, so the default 2 M costs about 40 MiB
+ *     head keeps samples compressed ({@code HeadBuffer}): about 5 bytes per sample on the
+ *     bench's vLLM/DCGM series (at most about 19) plus about 100 bytes per series in the head,
+ *     so the default 2 M costs about 10 MiB beside the per-series objects
  */
 public record StoreOptions(
     Path dataDir,
