@@ -67,7 +67,7 @@ public final class TrendsApi {
    * step (15 s) for ranges up to ~69 days, so versions read the engine's cached chunks (the same
    * ones diagnoses and the warm-up fill) instead of evaluating raw samples at a step of their own.
    */
-  static final int MAX_POINTS = 400_000;
+  static final int MAX_POINTS = DiagnosisEngine.MAX_STEPS;
   /** Default range: 30 days, in milliseconds. */
   static final long DEFAULT_RANGE_MS = 30 * 86_400_000L;
   static final long DAY_MS = 86_400_000L;

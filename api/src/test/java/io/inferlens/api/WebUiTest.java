@@ -92,6 +92,19 @@ class WebUiTest {
   }
 
   @Test
+  void aYearOfDiagnosesAtTheAnalysisStepIsRefusedWithTheLimitAndTheServerKeepsServing() {
+    long yearAgo = System.currentTimeMillis() / 1000 - 365 * 86_400L;
+    for (String path : List.of("/api/v1/diagnoses?start=" + yearAgo,
+        "/api/v1/dashboard?target=" + Requests.enc(id) + "&signal=e2e_p95&start=" + yearAgo)) {
+      HttpResponse<String> r = Requests.get(base.resolve(path));
+      assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(400);
+      assertThat(r.body()).contains("bad_data").contains("over the limit of 400000")
+          .contains("/api/v1/trends");
+    }
+    assertThat(Requests.get(base.resolve("/api/v1/diagnoses")).statusCode()).isEqualTo(200);
+  }
+
+  @Test
   void trendsGiveDailyP95AndVersions() throws Exception {
     HttpResponse<String> r = Requests.get(base.resolve("/api/v1/trends?target="
         + Requests.enc(id) + "&signal=e2e_p95&start=" + (System.currentTimeMillis() / 1000 - 7200)));

@@ -40,6 +40,14 @@ import java.util.Map;
  */
 public final class DiagnosisEngine {
 
+  /**
+   * Most evaluation steps one target's analysis may span: 400,000, about 69 days at the 15 s
+   * analysis step. Frames take a few hundred bytes a step (every indicator raw, smoothed and
+   * thresholded), so a year at 15 s (2.1 M steps) ran a 1 GiB heap out of memory, in the process
+   * that also takes writes; longer ranges are refused with a message instead.
+   */
+  public static final int MAX_STEPS = 400_000;
+
   private final TimeSeriesStore store;
   private final SignalCatalog catalog;
   private final TargetConfig targetConfig;
@@ -204,7 +212,8 @@ public final class DiagnosisEngine {
    * @param stepMs evaluation step, ms; {@link AnalysisConfig#stepMs()} when ≤ 0
    * @return the analysis
    * @throws StorageException if the store fails
-   * @throws IllegalArgumentException if end &lt; start
+   * @throws IllegalArgumentException if end &lt; start, or the range holds more than
+   *     {@link #MAX_STEPS} steps (the message names the range, the step and the limit)
    */
   public TargetAnalysis analyze(Target target, long startMs, long endMs, long stepMs)
       throws StorageException {
@@ -212,6 +221,15 @@ public final class DiagnosisEngine {
       throw new IllegalArgumentException("end " + endMs + " ms is before start " + startMs + " ms");
     }
     long step = stepMs > 0 ? stepMs : config.stepMs();
+    long steps = (endMs - startMs) / step;
+    if (steps > MAX_STEPS || steps < 0) {
+      throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+          "range of %.1f days at a %s s step is %d steps, over the limit of %d (%.0f days at"
+              + " this step); ask for a shorter range, a coarser step where the endpoint takes"
+              + " one, or /api/v1/trends for long-range review from rollups",
+          (endMs - startMs) / 86_400_000.0, step / 1000.0, steps, MAX_STEPS,
+          MAX_STEPS * (double) step / 86_400_000.0));
+    }
     long historyStart = startMs - config.baselineLookbackMs();
     Map<Signal, ResolvedSignal> signals = resolver.resolveAll(store, target, historyStart, endMs);
     // History only from the target's first sample: a new target has no 14 days to evaluate.

@@ -1,6 +1,7 @@
 package io.inferlens.analysis.diagnose;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.inferlens.analysis.catalog.SignalCatalog;
 import io.inferlens.analysis.target.Target;
@@ -157,6 +158,24 @@ class DiagnosisEngineTest {
         cumulative);
     assertThat(engine.diagnoses(t0, t0 + 479 * STEP, List.of())).extracting(Diagnosis::cause)
         .containsExactly(Cause.CAPACITY_EXHAUSTED);
+  }
+
+  @Test
+  void rangesOverTheStepLimitAreRefusedWithAMessageNotEvaluated() throws Exception {
+    scrapeVllm("a", "m1", DAY_AGO, 40, i -> 2.5, i -> 0, i -> 50, i -> 0.3,
+        new double[LE.length + 3]);
+    long year = 365 * 86_400_000L;
+    // A year at the 15 s analysis step is 2.1 M steps: it once ran the heap out of memory.
+    assertThatThrownBy(() -> engine.diagnoses(NOW - year, NOW, List.of()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("over the limit of " + DiagnosisEngine.MAX_STEPS)
+        .hasMessageContaining("/api/v1/trends");
+    Target t = engine.targets(DAY_AGO, NOW).get(0);
+    // The same year at a 1 h step is 8,760 steps: evaluated.
+    assertThat(engine.analyze(t, NOW - year, NOW, 3_600_000L).frame().steps()).isPositive();
+    // Exactly the limit passes.
+    long limit = (long) DiagnosisEngine.MAX_STEPS * STEP;
+    assertThat(engine.analyze(t, NOW - limit, NOW, STEP).frame().steps()).isPositive();
   }
 
   @Test
