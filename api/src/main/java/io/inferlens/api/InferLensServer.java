@@ -115,6 +115,7 @@ public final class InferLensServer implements AutoCloseable {
     // Armeria answers 413 for bodies over the cap before we see them; the decoded size is checked
     // against the same cap from snappy's header.
     sb.maxRequestLength(config.maxRequestBytes());
+    sb.errorHandler(new BodyLimitErrorHandler());
     sb.requestTimeout(Duration.ofSeconds(60));
     sb.gracefulShutdownTimeout(Duration.ofSeconds(1), Duration.ofSeconds(10));
     IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),

@@ -212,10 +212,15 @@ class WriteEndpointTest {
         ServerConfig.DEFAULT_MAX_FUTURE_MS, false);
     try (InferLensServer s = InferLensServer.start(small, Clock.systemUTC())) {
       URI u = URI.create("http://127.0.0.1:" + s.port() + "/api/v1/write");
-      // Over the compressed cap: Armeria refuses the body itself.
+      // Over the compressed cap: Armeria refuses the body itself, and says which limit.
       byte[] big = new byte[4096];
       new java.util.Random(1).nextBytes(big);
-      assertThat(post(u, big, RW1_CONTENT_TYPE, "snappy").statusCode()).isEqualTo(413);
+      HttpResponse<String> tooBig = post(u, big, RW1_CONTENT_TYPE, "snappy");
+      assertThat(tooBig.statusCode()).isEqualTo(413);
+      assertThat(tooBig.body()).contains("of 4096 bytes exceeds --max-request-bytes 1024 bytes");
+      // Other statuses keep Armeria's default rendering.
+      assertThat(Requests.get(URI.create("http://127.0.0.1:" + s.port() + "/no-such-api"))
+          .statusCode()).isEqualTo(404);
       // Under the compressed cap but declaring a decoded size over it: a decompression bomb.
       // Snappy's header is the varint decoded length: these 5 bytes claim 2 GiB.
       byte[] bomb = {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08, 0, 0, 0};

@@ -1,0 +1,45 @@
+package io.inferlens.api;
+
+import com.linecorp.armeria.common.AggregatedHttpResponse;
+import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpStatus;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.RequestHeaders;
+import com.linecorp.armeria.server.ServerErrorHandler;
+import com.linecorp.armeria.server.ServiceConfig;
+import com.linecorp.armeria.server.ServiceRequestContext;
+
+/**
+ * Names the limit when Armeria itself refuses a body as too large (413): its HTTP/1 decoder does
+ * so from the {@code Content-Length} header, or while reading a chunked body, before any service
+ * sees the request, and its default text says only "Request Entity Too Large". Every other
+ * status and exception is left to Armeria's default handler (this handler returns null for
+ * them, which {@link ServerErrorHandler#orElse} chains past).
+ *
+ * <p>Thread safety: stateless.
+ */
+final class BodyLimitErrorHandler implements ServerErrorHandler {
+
+  /** Not handled here: Armeria's default maps exceptions to statuses. */
+  @Override
+  public HttpResponse onServiceException(ServiceRequestContext ctx, Throwable cause) {
+    return null;
+  }
+
+  /**
+   * @return for 413, a plain-text body naming {@code --max-request-bytes} and its value in bytes
+   *     (the service's limit, the server's when no service was chosen); null otherwise
+   */
+  @Override
+  public AggregatedHttpResponse renderStatus(ServiceRequestContext ctx, ServiceConfig config,
+      RequestHeaders headers, HttpStatus status, String description, Throwable cause) {
+    if (status != HttpStatus.REQUEST_ENTITY_TOO_LARGE) {
+      return null;
+    }
+    long cap = ctx != null ? ctx.maxRequestLength() : config.maxRequestLength();
+    String declared = headers == null ? null : headers.get("content-length");
+    return AggregatedHttpResponse.of(status, MediaType.PLAIN_TEXT_UTF_8,
+        "request body" + (declared == null ? "" : " of " + declared + " bytes")
+            + " exceeds --max-request-bytes " + cap + " bytes\n");
+  }
+}
