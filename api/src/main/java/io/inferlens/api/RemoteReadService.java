@@ -217,6 +217,11 @@ public final class RemoteReadService implements HttpService {
       throw bad("query " + index + ": start_timestamp_ms " + q.getStartTimestampMs()
           + " is after end_timestamp_ms " + q.getEndTimestampMs());
     }
+    if (q.getMatchersCount() == 0) {
+      // As PromQL, and as a query whose matchers all match the empty string: no implicit "all".
+      throw bad("query " + index + ": has no matchers; at least one must not match the empty"
+          + " string (e.g. __name__=~\".+\" for every series)");
+    }
     List<Matcher> out = new ArrayList<>(q.getMatchersCount());
     for (LabelMatcher m : q.getMatchersList()) {
       Matcher.Type type;

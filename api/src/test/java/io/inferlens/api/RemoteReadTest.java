@@ -460,6 +460,7 @@ class RemoteReadTest {
         m(LabelMatcher.Type.EQ, "", "rr"))).toByteArray()));
     cases.put("match the empty string", Snappy.compress(request(false, query(0, 1000,
         m(LabelMatcher.Type.EQ, "job", ""))).toByteArray()));
+    cases.put("has no matchers", Snappy.compress(request(false, query(0, 1000)).toByteArray()));
     cases.put("unknown matcher type", Snappy.compress(request(false, query(0, 1000,
         LabelMatcher.newBuilder().setTypeValue(9).setName("job").setValue("rr").build()))
         .toByteArray()));
