@@ -54,7 +54,10 @@ final class RollupBlock {
    * @param bits raw value bits
    * @param n number of samples
    * @param intervalMs the interval, milliseconds
-   * @return the intervals that hold at least one sample that is not a stale marker
+   * @return the intervals that hold at least one sample that is not a stale marker; min and max
+   *     skip NaN values unless all of an interval's values are NaN, as Prometheus'
+   *     {@code min_over_time}/{@code max_over_time} (promql/functions.go); sum, increase, first
+   *     and last keep them
    */
   static RollupBlock compute(long[] ts, long[] bits, int n, long intervalMs) {
     int intervals = 0;
@@ -92,8 +95,13 @@ final class RollupBlock {
       double d = v - b.last[k];
       b.increase[k] += d >= 0 ? d : v;
       b.counts[k]++;
-      b.min[k] = Math.min(b.min[k], v);
-      b.max[k] = Math.max(b.max[k], v);
+      // As PromQL's min_over_time/max_over_time: NaN only when every value is NaN.
+      if (v < b.min[k] || Double.isNaN(b.min[k])) {
+        b.min[k] = v;
+      }
+      if (v > b.max[k] || Double.isNaN(b.max[k])) {
+        b.max[k] = v;
+      }
       b.sum[k] += v;
       b.last[k] = v;
     }

@@ -59,6 +59,18 @@ class RollupBlockTest {
   }
 
   @Test
+  void minAndMaxSkipNanAsPromqlsOverTimeFunctionsDo() {
+    // Interval 0: values with one NaN in the middle; interval 1: NaN only.
+    RollupBlock b = block(i -> i < 20 ? (i == 7 ? Double.NaN : 100.0 - i) : Double.NaN);
+    assertThat(b.min[0]).isEqualTo(81.0);
+    assertThat(b.max[0]).isEqualTo(100.0);
+    assertThat(b.sum[0]).isNaN();
+    assertThat(b.min[1]).isNaN();
+    assertThat(b.max[1]).isNaN();
+    assertSameBits(RollupBlock.decode(b.encode(new ChunkCodec())), b, RollupBlock.ALL_COLUMNS);
+  }
+
+  @Test
   void blocksWithAllSevenColumnsStoredStillDecode() {
     RollupBlock b = block(i -> 0.1 * i);
     assertSameBits(RollupBlock.decode(encodeAllColumns(b)), b, RollupBlock.ALL_COLUMNS);
