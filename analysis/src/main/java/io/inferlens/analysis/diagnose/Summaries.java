@@ -69,8 +69,7 @@ final class Summaries {
             ? "Kafka lag " + range(e.low(), e.high()) + " messages" : null;
       default:
         if ("latency".equals(layer) && e.threshold() != null && e.value() > e.threshold()) {
-          return label(e.signal()) + " " + seconds(e.value()) + " vs threshold "
-              + seconds(e.threshold());
+          return label(e.signal()) + " " + versus(e.value(), e.threshold());
         }
         return null;
     }
@@ -81,8 +80,27 @@ final class Summaries {
   }
 
   private static String seconds(double s) {
-    return s < 1 ? String.format(Locale.ROOT, "%.0f ms", s * 1000)
-        : String.format(Locale.ROOT, "%.1f s", s);
+    return seconds(s, 0);
+  }
+
+  /** @param extra decimals beyond the usual (0 for ms, 1 for s) */
+  private static String seconds(double s, int extra) {
+    return s < 1 ? String.format(Locale.ROOT, "%." + extra + "f ms", s * 1000)
+        : String.format(Locale.ROOT, "%." + (1 + extra) + "f s", s);
+  }
+
+  /**
+   * "value vs threshold value", with as many more decimals (up to three) as it takes for a
+   * breach not to read as equal to its threshold ("2.0 s vs threshold 2.0 s" for 2.02 s).
+   */
+  private static String versus(double value, double threshold) {
+    String a = seconds(value);
+    String b = seconds(threshold);
+    for (int extra = 1; a.equals(b) && extra <= 3; extra++) {
+      a = seconds(value, extra);
+      b = seconds(threshold, extra);
+    }
+    return a + " vs threshold " + b;
   }
 
   private static String range(double lo, double hi) {
