@@ -123,15 +123,13 @@ final class HeadBuffer {
    *     looked for, since that would decode the stream on every backfilled sample)
    */
   void add(long timestampMs, long valueBits) {
+    // The side buffer only ever holds samples older than the stream's newest (it is empty while
+    // the stream is), so a sample newer than that extends the stream.
     if (streamSize == 0 || timestampMs > lastTs) {
-      if (sideSize > 0 && timestampMs <= sideTs[sideSize - 1]) {
-        addToSide(timestampMs, valueBits); // between side samples: keep the stream ascending
-      } else {
-        append(timestampMs, valueBits);
-      }
-      return;
+      append(timestampMs, valueBits);
+    } else {
+      addToSide(timestampMs, valueBits);
     }
-    addToSide(timestampMs, valueBits);
   }
 
   /**
