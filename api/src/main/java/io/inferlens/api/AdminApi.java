@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * column family. Both wait until RocksDB is done and answer 200 with
  * {@code {"status":"success","data":{"operation","duration_ms","before":{…},"after":{…}}}}, the
  * sizes being {@code dir_bytes} (the data directory), {@code live_sst_bytes} and
- * {@code memtable_bytes} (samples column family). Other methods get 405; a store failure 503.
+ * {@code memtable_bytes} (samples column family), and {@code bytes_by_kind}: SST plus memtable
+ * bytes of {@code chunks}, {@code rollup5m}, {@code rollup1h}, {@code head_log} and {@code index}
+ * ({@link TimeSeriesStore#bytesByKind()}). Other methods get 405; a store failure 503.
  * They run on Armeria's blocking executor; a full compaction of a large store takes minutes, so
  * the request timeout is lifted for them.
  */
@@ -54,7 +56,7 @@ final class AdminApi {
         try {
           Map<String, Object> data = new LinkedHashMap<>();
           data.put("operation", name);
-          Map<String, Long> before = sizes(store);
+          Map<String, Object> before = sizes(store);
           long startNs = System.nanoTime();
           op.run(store);
           data.put("duration_ms", (System.nanoTime() - startNs) / 1_000_000);
@@ -70,12 +72,14 @@ final class AdminApi {
     };
   }
 
-  private static Map<String, Long> sizes(TimeSeriesStore store) throws StorageException {
+  private static Map<String, Object> sizes(TimeSeriesStore store) throws StorageException {
     Map<String, Long> props = store.rocksProperties();
-    Map<String, Long> out = new LinkedHashMap<>();
+    Map<String, Object> out = new LinkedHashMap<>();
     out.put("dir_bytes", store.diskSizeBytes());
     out.put("live_sst_bytes", props.get("rocksdb.total-sst-files-size"));
     out.put("memtable_bytes", props.get("rocksdb.cur-size-all-mem-tables"));
+    // Which kind of data the bytes are (raw chunks, rollups, head log, index): for disk figures.
+    out.put("bytes_by_kind", store.bytesByKind());
     return out;
   }
 }

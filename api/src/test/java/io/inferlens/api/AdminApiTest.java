@@ -79,6 +79,10 @@ class AdminApiTest {
       for (String k : List.of("dir_bytes", "live_sst_bytes", "memtable_bytes")) {
         assertThat(data.path(when).path(k).isIntegralNumber()).as(when + "." + k).isTrue();
       }
+      for (String k : List.of("chunks", "rollup5m", "rollup1h", "head_log", "index")) {
+        assertThat(data.path(when).path("bytes_by_kind").path(k).isIntegralNumber())
+            .as(when + ".bytes_by_kind." + k).isTrue();
+      }
     }
     return data;
   }
@@ -110,6 +114,8 @@ class AdminApiTest {
         ts, vs))).statusCode()).isEqualTo(204);
     JsonNode compact = admin("compact");
     assertThat(compact.path("after").path("live_sst_bytes").asLong()).isPositive();
+    assertThat(compact.path("after").path("bytes_by_kind").path("chunks").asLong())
+        .as("the samples are chunks once flushed").isPositive();
     assertThat(compact.path("after").path("memtable_bytes").asLong())
         .isLessThanOrEqualTo(compact.path("before").path("memtable_bytes").asLong());
     assertThat(compact.path("duration_ms").asLong()).isNotNegative();
