@@ -22,6 +22,22 @@ class RocksTuningTest extends StoreTestBase {
 
   private static final LabelSet M = LabelSet.of("__name__", "m");
 
+  /** RocksDB logs to the service's log: no LOG file grows in the data directory. */
+  @Test
+  void rocksDbWritesNoInfoLogIntoTheDataDirectory() throws Exception {
+    try (TimeSeriesStore store = open(StoreOptions.defaults(dir))) {
+      store.append(List.of(write(M, NOW_MS, 1)));
+      store.flush();
+      store.compact();
+    }
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .as("RocksDB's own info log files")
+          .noneMatch(n -> n.equals("LOG") || n.startsWith("LOG.old"))
+          .anyMatch(n -> n.endsWith(".sst"));
+    }
+  }
+
   @Test
   void samplesUseLz4AboveAndZstdAtTheBottomWithTheirOwnMemtableSize() throws Exception {
     try (TimeSeriesStore store = open(StoreOptions.defaults(dir))) {
