@@ -13,6 +13,9 @@ t0=$(date +%s.%N)
 curl -s -XPOST "http://127.0.0.1:$PORT/api/v1/admin/compact" > "$STORE.compact.json"
 t1=$(date +%s.%N)
 sleep 3
+for w in before after; do
+  jq -r --arg w $w '.data[$w].bytes_by_kind // {} | to_entries[] | "kind_\(.key)_\($w)=\(.value)"' "$STORE.compact.json"
+done
 echo "force_merge_s=$(echo "$t1 - $t0" | bc)"
 total=$(du -sb "$STORE" | cut -f1)
 data=$(val inferlens_rocksdb_live_sst_bytes)

@@ -1,6 +1,7 @@
 package io.inferlens.storage;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.inferlens.storage.chunk.ChunkCodec;
 import java.io.ByteArrayOutputStream;
@@ -76,6 +77,85 @@ class RollupBlockTest {
     assertSameBits(RollupBlock.decode(encodeAllColumns(b)), b, RollupBlock.ALL_COLUMNS);
   }
 
+  @Test
+  void layoutOneBlocksWithDerivedColumnsStillDecode() {
+    for (RollupBlock b : new RollupBlock[] {block(i -> 3.0 * i), block(i -> Math.cos(i) * 7)}) {
+      byte[] old = encodeLayout1(b, true);
+      assertThat(old[0]).as("layout 1 starts with the interval count").isEqualTo((byte) 6);
+      assertSameBits(RollupBlock.decode(old), b, RollupBlock.ALL_COLUMNS);
+      assertSameBits(RollupBlock.decode(old, 1 << 6), b, 1 << 6);
+    }
+    assertThat(RollupBlock.decode(new byte[] {0}).size).as("the empty block").isZero();
+  }
+
+  /**
+   * Layout 2 stores the interval starts once: every stored column after the counts is about 11
+   * bytes (count and grid header) smaller than in layout 1.
+   */
+  @Test
+  void layoutTwoStoresTheTimeAxisOnce() {
+    RollupBlock counter = block(i -> 1000.0 + 3.0 * i);
+    RollupBlock gauge = block(i -> Math.round(Math.sin(i / 3.0) * 1000) / 100.0);
+    for (RollupBlock b : new RollupBlock[] {counter, gauge}) {
+      byte[] enc = b.encode(new ChunkCodec());
+      int stored = 0;
+      for (int len : columnLengths(enc)) {
+        stored += len > 0 ? 1 : 0;
+      }
+      int old = encodeLayout1(b, true).length;
+      assertThat(old - enc.length).as("bytes saved over %d stored columns", stored)
+          .isGreaterThanOrEqualTo(2 + 9 * (stored - 1));
+      assertSameBits(RollupBlock.decode(enc), b, RollupBlock.ALL_COLUMNS);
+    }
+  }
+
+  /** Random blocks of every kind of value, gaps and special values round-trip in layout 2. */
+  @Test
+  void randomBlocksRoundTripBitForBit() {
+    java.util.SplittableRandom rnd = new java.util.SplittableRandom(17);
+    for (int round = 0; round < 300; round++) {
+      int n = rnd.nextInt(1, 600);
+      long[] ts = new long[n];
+      long[] bits = new long[n];
+      long t = T0 + rnd.nextInt(0, 300_000);
+      double v = rnd.nextInt(0, 1000);
+      int shape = round % 5;
+      for (int i = 0; i < n; i++) {
+        t += rnd.nextInt(10) == 0 ? rnd.nextLong(15_000, 3_600_000) : 15_000 + rnd.nextInt(-30, 31);
+        ts[i] = t;
+        v = switch (shape) {
+          case 0 -> v + rnd.nextInt(0, 20); // counter
+          case 1 -> rnd.nextInt(8) == 0 ? 0 : v + rnd.nextInt(0, 5); // counter with resets
+          case 2 -> Math.round(rnd.nextGaussian() * 1e4) / 1e3; // decimal gauge
+          case 3 -> rnd.nextDouble() * 1e9; // full-mantissa gauge
+          default -> rnd.nextInt(6) == 0 ? Double.NaN : v + 0.25; // NaN inside
+        };
+        bits[i] = rnd.nextInt(40) == 0 ? RollupBlock.STALE_NAN_BITS
+            : rnd.nextInt(60) == 0 ? Double.doubleToRawLongBits(-0.0)
+            : Double.doubleToRawLongBits(v);
+      }
+      RollupBlock b = RollupBlock.compute(ts, bits, n, FIVE_MINUTES);
+      byte[] enc = b.encode(new ChunkCodec());
+      assertSameBits(RollupBlock.decode(enc), b, RollupBlock.ALL_COLUMNS);
+      assertSameBits(RollupBlock.decode(enc, 1 << 3 | 1 << 6), b, 1 << 3 | 1 << 6);
+    }
+  }
+
+  @Test
+  void corruptLayoutTwoBlocksAreRefused() {
+    byte[] enc = block(i -> Math.sin(i) * 3).encode(new ChunkCodec());
+    byte[] layout3 = enc.clone();
+    layout3[1] = 3;
+    assertThatThrownBy(() -> RollupBlock.decode(layout3))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("layout 3");
+    byte[] truncated = java.util.Arrays.copyOf(enc, enc.length - 1);
+    assertThatThrownBy(() -> RollupBlock.decode(truncated))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("corrupt rollup block");
+    byte[] noIntervals = {0, 2, 0};
+    assertThatThrownBy(() -> RollupBlock.decode(noIntervals))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("no intervals");
+  }
+
   private interface Values {
     double at(int i);
   }
@@ -94,8 +174,17 @@ class RollupBlockTest {
     return b;
   }
 
-  /** The block as written before derived columns: every column stored. */
+  /** The block as written before derived columns: layout 1, every column stored. */
   private static byte[] encodeAllColumns(RollupBlock b) {
+    return encodeLayout1(b, false);
+  }
+
+  /**
+   * The block in layout 1 (every column a full chunk), written independently of the code under
+   * test; with {@code leaveDerived} min, max and increase are left out where a reader derives
+   * them bit for bit, as layout-1 blocks were written before layout 2.
+   */
+  private static byte[] encodeLayout1(RollupBlock b, boolean leaveDerived) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     varint(out, b.size);
     ChunkCodec codec = new ChunkCodec();
@@ -105,6 +194,17 @@ class RollupBlockTest {
       for (int i = 0; i < b.size; i++) {
         col[i] = Double.doubleToRawLongBits(c == 0 ? (double) b.counts[i] : cols[c][i]);
       }
+      if (leaveDerived && (c == 1 || c == 2 || c == 6)) {
+        boolean same = true;
+        for (int i = 0; i < b.size; i++) {
+          double d = c == 1 ? b.first[i] : c == 2 ? b.last[i] : b.last[i] - b.first[i];
+          same &= col[i] == Double.doubleToRawLongBits(d);
+        }
+        if (same) {
+          varint(out, 0);
+          continue;
+        }
+      }
       byte[] chunk = codec.encode(b.starts, col, b.size);
       varint(out, chunk.length);
       out.writeBytes(chunk);
@@ -113,7 +213,9 @@ class RollupBlockTest {
   }
 
   private static int[] columnLengths(byte[] enc) {
-    int[] p = {0};
+    assertThat(enc[0]).as("layout 2 mark").isEqualTo((byte) 0);
+    assertThat(enc[1]).as("layout 2").isEqualTo((byte) 2);
+    int[] p = {2};
     readVarint(enc, p);
     int[] lengths = new int[7];
     for (int c = 0; c < 7; c++) {

@@ -132,6 +132,80 @@ public final class ChunkCodec {
     return encodePlanned(timestampsMs, valueBits, count);
   }
 
+  /**
+   * Encodes only the values of {@code count} samples whose time axis is stored elsewhere: the
+   * "Values-only column" of FORMAT.md, {@code byte(value kind)} followed by exactly what a chunk
+   * holds for its values (value header, then the value codes, padded to a byte). The value kind
+   * is chosen as in {@link #encode}. Meant for several columns sharing one time axis (the
+   * columns of a rollup block), which would otherwise repeat about 11 bytes of count and
+   * timestamp header each.
+   *
+   * @param valueBits raw IEEE-754 bits, {@code [0, count)}
+   * @param count 1..{@link #MAX_SAMPLES}
+   * @return a fresh array owned by the caller
+   * @throws IllegalArgumentException if count is out of range or longer than the array
+   */
+  public byte[] encodeValues(long[] valueBits, int count) {
+    checkArguments(valueBits, valueBits, count);
+    int kind = chooseValueKind(valueBits, count);
+    out.reset();
+    out.writeByte(kind);
+    if (kind == VALUES_CONST) {
+      out.writeLong(valueBits[0]);
+    } else if (kind == VALUES_DECIMAL) {
+      dec.writeHeader(out, valueBits, count);
+      dec.writeBits(out, count);
+    } else if (kind == VALUES_RAW_INTEGERS) {
+      rawInt.writeHeader(out, valueBits, count);
+      rawInt.writeBits(out, count);
+    } else {
+      XorEncoding.encode(valueBits, count, out);
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * Decodes a values-only column written by {@link #encodeValues}.
+   *
+   * @param src bytes holding the column at {@code [offset, offset + length)}, not modified
+   * @param offset first byte of the column
+   * @param length bytes of the column, exactly (trailing bytes are corruption)
+   * @param valueBitsOut receives {@code count} raw IEEE-754 bits
+   * @param count number of values the caller knows the column holds, 1..{@link #MAX_SAMPLES}
+   * @throws IllegalArgumentException if the bytes are corrupt, of an unknown value kind, do not
+   *     hold exactly {@code count} values, or the output array is shorter than {@code count}
+   */
+  public static void decodeValues(byte[] src, int offset, int length, long[] valueBitsOut,
+      int count) {
+    if (count < 1 || count > MAX_SAMPLES || valueBitsOut.length < count) {
+      throw new IllegalArgumentException("values-only column of " + count
+          + " values: must be 1.." + MAX_SAMPLES + " and fit " + valueBitsOut.length);
+    }
+    if (offset < 0 || length < 1 || offset + length > src.length) {
+      throw BitReader.corrupt("values-only column at " + offset + "+" + length + " outside "
+          + src.length + " bytes");
+    }
+    BitReader r = new BitReader(src, offset, length);
+    int kind = r.readByte();
+    if (kind == VALUES_CONST) {
+      long v = r.readLong();
+      for (int i = 0; i < count; i++) {
+        valueBitsOut[i] = v;
+      }
+    } else if (kind == VALUES_DECIMAL || kind == VALUES_RAW_INTEGERS) {
+      boolean raw = kind == VALUES_RAW_INTEGERS;
+      DecimalEncoding.Header dh = DecimalEncoding.readHeader(r, count, raw);
+      DecimalEncoding.readBits(dh, r, valueBitsOut, count);
+    } else if (kind == VALUES_XOR) {
+      XorEncoding.decode(r, valueBitsOut, count);
+    } else {
+      throw BitReader.corrupt("value kind " + kind);
+    }
+    if (r.remainingBytes() != 0) {
+      throw BitReader.corrupt(r.remainingBytes() + " bytes after the last value");
+    }
+  }
+
   private byte[] encodePlanned(long[] timestampsMs, long[] valueBits, int count) {
     return write(timestampsMs, valueBits, count, chooseValueKind(valueBits, count));
   }

@@ -390,6 +390,51 @@ class ChunkCodecTest {
     assertThat(decoded).as("some damage goes unnoticed: there is no checksum").isPositive();
   }
 
+  /**
+   * A values-only column is a chunk's value bytes behind one kind byte: for every kind of value
+   * (constant, decimal, raw integers, XOR, special values) it round-trips bit for bit, is the
+   * chunk minus exactly its count and timestamp header, and any trailing byte or unknown kind is
+   * refused.
+   */
+  @Test
+  void valuesOnlyColumnsRoundTripAndAreTheChunkWithoutItsTimeAxis() {
+    SplittableRandom rnd = new SplittableRandom(21);
+    for (int round = 0; round < 400; round++) {
+      int n = rnd.nextInt(1, 400);
+      int shape = round % 6;
+      long[] v = values(n, () -> switch (shape) {
+        case 0 -> Double.doubleToRawLongBits(7.0);
+        case 1 -> Double.doubleToRawLongBits(rnd.nextInt(0, 100_000) / 100.0);
+        case 2 -> Double.doubleToRawLongBits(1e6 + rnd.nextDouble());
+        case 3 -> rnd.nextLong();
+        case 4 -> rnd.nextInt(4) == 0 ? STALE_NAN : Double.doubleToRawLongBits(rnd.nextInt(50));
+        default -> Double.doubleToRawLongBits(rnd.nextBoolean() ? -0.0 : Double.NaN);
+      });
+      byte[] col = codec.encodeValues(v, n);
+      byte[] padded = new byte[col.length + 5];
+      System.arraycopy(col, 0, padded, 3, col.length);
+      long[] got = new long[n + 2];
+      ChunkCodec.decodeValues(padded, 3, col.length, got, n);
+      assertThat(Arrays.copyOf(got, n)).as("round %d", round).isEqualTo(v);
+
+      // Same value kind and value bytes as the chunk of these values on the same time axis.
+      long[] t = grid(n, 15_000, rnd, 0.0);
+      byte[] chunk = codec.encode(t, v, n);
+      assertThat(col[0]).isEqualTo((byte) valueKind(chunk[0] & 0xFF));
+      assertThat(col.length).isLessThan(chunk.length + 1);
+
+      assertThatThrownBy(() -> ChunkCodec.decodeValues(padded, 3, col.length + 1, got, n))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("corrupt");
+    }
+    byte[] unknownKind = {5, 0, 0, 0, 0, 0, 0, 0, 0};
+    assertThatThrownBy(() -> ChunkCodec.decodeValues(unknownKind, 0, unknownKind.length,
+        new long[1], 1)).hasMessageContaining("value kind 5");
+    assertThatThrownBy(() -> codec.encodeValues(new long[0], 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ChunkCodec.decodeValues(new byte[] {0}, 0, 1, new long[1], 2))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
   @Test
   void chunkKeepsRangeAndIterates() {
     long[] t = {T0 + 30_000, T0, T0 + 15_000};
