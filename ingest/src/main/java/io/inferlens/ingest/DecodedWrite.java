@@ -7,16 +7,19 @@ import java.util.Map;
 /**
  * The result of decoding and validating one remote write request, before storage.
  *
- * <p>A series with any problem is rejected whole: all its samples count as rejected under the
- * reason of its first problem, and it is absent from {@link #valid()}. The other series of the
- * request are still valid and should be stored (DESIGN.md §2); the request as a whole then
- * answers 400.
+ * <p>A series with a problem in its labels (or native histograms) is rejected whole: all its
+ * samples count as rejected under the reason of its first problem, and it is absent from
+ * {@link #valid()}. A sample whose timestamp is outside the accepted range (older than the
+ * retention horizon, too far in the future) is refused alone, and its series keeps its other
+ * samples in {@link #valid()}. Everything valid should be stored (DESIGN.md §2); the request as
+ * a whole then answers 400.
  *
  * @param valid series to append, with canonical label sets and at least one sample each; the
  *     caller owns the list and the arrays
- * @param firstError the full message of the first rejected series, naming it and the numbers, or
- *     null when no series was rejected
- * @param seriesRejected number of rejected series, ≥ 0 (0 iff {@code firstError} is null)
+ * @param firstError the full message of the first series with refused samples, naming it and
+ *     the numbers, or null when nothing was refused
+ * @param seriesRejected number of series with refused samples (whole or some), ≥ 0 (0 iff
+ *     {@code firstError} is null)
  * @param seriesCount number of TimeSeries messages in the request, including rejected ones and
  *     ones without samples
  * @param samplesAccepted samples in {@code valid}, ≥ 0
@@ -39,7 +42,7 @@ public record DecodedWrite(
     rejectedByReason = Map.copyOf(rejectedByReason);
   }
 
-  /** @return whether at least one series was rejected */
+  /** @return whether anything was refused: a whole series or some of its samples */
   public boolean hasErrors() {
     return firstError != null;
   }

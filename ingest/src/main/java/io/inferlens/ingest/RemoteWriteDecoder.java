@@ -49,9 +49,10 @@ import java.util.Map;
  *
  * <p>Validation per series (the series is rejected whole, with the reason of its first
  * problem): empty label name, duplicate label name, no non-empty {@code __name__}, native
- * histograms present, a sample timestamp before now minus {@link IngestLimits#retentionMs()} or
- * after now plus {@link IngestLimits#maxFutureMs()} ("now" is read once per request from
- * {@link IngestLimits#clock()}). Labels with empty values are dropped and the rest sorted by
+ * histograms present. Per sample: a timestamp before now minus
+ * {@link IngestLimits#retentionMs()} or after now plus {@link IngestLimits#maxFutureMs()} ("now"
+ * is read once per request from {@link IngestLimits#clock()}) refuses that sample only; the
+ * series' other samples stay valid, and the series counts as one with refused samples. Labels with empty values are dropped and the rest sorted by
  * UTF-8 bytes ({@link LabelSet#of(List, List)}). Sample values keep their raw IEEE-754 bits, so
  * the stale marker {@code 0x7ff0000000000002} and {@code -0.0} survive. A series without samples
  * and histograms is a no-op: nothing to store, nothing validated.
@@ -470,21 +471,44 @@ public final class RemoteWriteDecoder {
     }
     long horizonMs = saturatedAdd(nowMs, -limits.retentionMs());
     long futureMs = saturatedAdd(nowMs, limits.maxFutureMs());
+    // Out-of-range samples are refused one by one; the series' other samples stay (the partial
+    // write Prometheus' remote-write 2.0 handler does, and its 1.0 handler's TODO asks for).
+    int kept = 0;
+    int tooOld = 0;
+    int tooNew = 0;
+    String firstProblem = null;
     for (int i = 0; i < sampleCount; i++) {
       long ts = timestampsMs[i];
       if (ts < horizonMs) {
-        reject(RejectReason.TOO_OLD, "series " + seriesText() + ": sample timestamp " + ts
-            + " ms (" + instant(ts) + ") is older than the retention horizon " + horizonMs
-            + " ms (" + instant(horizonMs) + " = now " + nowMs + " ms - retention "
-            + limits.retentionMs() + " ms); timestamps must be milliseconds since the Unix"
-            + " epoch");
-        return;
+        if (tooOld++ == 0 && firstProblem == null) {
+          firstProblem = "sample timestamp " + ts + " ms (" + instant(ts) + ") is older than the"
+              + " retention horizon " + horizonMs + " ms (" + instant(horizonMs) + " = now "
+              + nowMs + " ms - retention " + limits.retentionMs() + " ms)";
+        }
+      } else if (ts > futureMs) {
+        if (tooNew++ == 0 && firstProblem == null) {
+          firstProblem = "sample timestamp " + ts + " ms (" + instant(ts) + ") is more than "
+              + limits.maxFutureMs() + " ms ahead of now " + nowMs + " ms (latest accepted "
+              + futureMs + " ms)";
+        }
+      } else {
+        timestampsMs[kept] = ts;
+        valueBits[kept] = valueBits[i];
+        kept++;
       }
-      if (ts > futureMs) {
-        reject(RejectReason.TOO_FAR_IN_FUTURE, "series " + seriesText() + ": sample timestamp "
-            + ts + " ms (" + instant(ts) + ") is more than " + limits.maxFutureMs()
-            + " ms ahead of now " + nowMs + " ms (latest accepted " + futureMs
-            + " ms); timestamps must be milliseconds since the Unix epoch");
+    }
+    if (firstProblem != null) {
+      if (tooOld > 0) {
+        rejected.merge(RejectReason.TOO_OLD.key(), (long) tooOld, Long::sum);
+      }
+      if (tooNew > 0) {
+        rejected.merge(RejectReason.TOO_FAR_IN_FUTURE.key(), (long) tooNew, Long::sum);
+      }
+      recordError("series " + seriesText() + ": " + firstProblem + "; " + (tooOld + tooNew)
+          + " of its " + sampleCount + " samples refused for their timestamps, "
+          + kept + " kept; timestamps must be milliseconds since the Unix epoch");
+      sampleCount = kept;
+      if (kept == 0) {
         return;
       }
     }
@@ -545,13 +569,19 @@ public final class RemoteWriteDecoder {
     return null;
   }
 
+  /** Rejects the whole series: all its samples count under {@code reason}. */
   private String reject(RejectReason reason, String message) {
+    recordError(message);
+    rejected.merge(reason.key(), (long) sampleCount + histogramCount, Long::sum);
+    return message;
+  }
+
+  /** Counts a series with refused samples and keeps the request's first message. */
+  private void recordError(String message) {
     if (firstError == null) {
       firstError = message;
     }
     seriesRejected++;
-    rejected.merge(reason.key(), (long) sampleCount + histogramCount, Long::sum);
-    return message;
   }
 
   /** The labels as sent (before canonicalisation), PromQL style, capped in length. */

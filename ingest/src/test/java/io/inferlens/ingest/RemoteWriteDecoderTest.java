@@ -203,6 +203,42 @@ class RemoteWriteDecoderTest {
         .contains("byte offset");
   }
 
+  /**
+   * Out-of-range timestamps refuse their own samples only: the series keeps its samples inside
+   * the window, in order, and the message names the first refused one and the counts.
+   */
+  @Test
+  void outOfRangeSamplesAreRefusedOneByOne() throws Exception {
+    long old = NOW_MS - 31 * DAY_MS;
+    long future = NOW_MS + 660_000;
+    Types.TimeSeries.Builder mixed = series("__name__", "mixed", "job", "a")
+        .addSamples(sample(old, 1))
+        .addSamples(sample(NOW_MS - 30_000, 2))
+        .addSamples(sample(future, 3))
+        .addSamples(sample(NOW_MS - 15_000, 4))
+        .addSamples(sample(old + 1, 5))
+        .addSamples(sample(NOW_MS, 6));
+    DecodedWrite d = decode(request(mixed,
+        series("__name__", "allOld").addSamples(sample(old, 9)),
+        series("__name__", "fine").addSamples(sample(NOW_MS, 8))));
+
+    assertThat(d.rejectedByReason()).isEqualTo(Map.of("too_old", 3L, "too_far_in_future", 1L));
+    assertThat(d.seriesRejected()).as("series with refused samples").isEqualTo(2);
+    assertThat(d.firstError()).contains("{__name__=\"mixed\", job=\"a\"}")
+        .contains("timestamp " + old + " ms").contains("older than the retention horizon")
+        .contains("3 of its 6 samples refused").contains("3 kept");
+    assertThat(d.valid()).extracting(SeriesWrite::labels).containsExactly(
+        LabelSet.of("__name__", "mixed", "job", "a"), LabelSet.of("__name__", "fine"));
+    SeriesWrite kept = d.valid().get(0);
+    assertThat(kept.count()).isEqualTo(3);
+    assertThat(java.util.Arrays.copyOf(kept.timestampsMs(), kept.count()))
+        .containsExactly(NOW_MS - 30_000, NOW_MS - 15_000, NOW_MS);
+    assertThat(java.util.Arrays.copyOf(kept.valueBits(), kept.count())).containsExactly(
+        Double.doubleToRawLongBits(2), Double.doubleToRawLongBits(4),
+        Double.doubleToRawLongBits(6));
+    assertThat(d.samplesAccepted()).isEqualTo(4);
+  }
+
   @Test
   void invalidUtf8RejectsOnlyItsSeries() throws Exception {
     byte[] good = series("__name__", "good").addSamples(sample(NOW_MS, 1)).build().toByteArray();
