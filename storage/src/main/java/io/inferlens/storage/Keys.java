@@ -12,12 +12,16 @@ final class Keys {
   /** The on-disk format this build reads and writes (2: chunks, head log, partitions). */
   static final int FORMAT_VERSION = 2;
 
-  /** Canonical label set bytes → series id (8 B big-endian). */
-  static final String CF_SERIES_BY_LABELS = "series_by_labels";
   /** Series id (8 B big-endian) → canonical label set bytes. */
   static final String CF_SERIES_BY_ID = "series_by_id";
-  /** {@code name 0x00 value 0x00 id(8 B BE)} → empty. */
-  static final String CF_POSTINGS = "postings";
+  /**
+   * Column families that stores written before 2026-11-30 hold and this version drops at open:
+   * {@code series_by_labels} (label set bytes → id) and {@code postings} (label → ids). Nothing
+   * ever read them (the in-memory index is rebuilt from {@link #CF_SERIES_BY_ID}); they were a
+   * third of the bytes of the 100,000-series bench store's index.
+   */
+  static final java.util.List<String> LEGACY_INDEX_COLUMN_FAMILIES =
+      java.util.List.of("series_by_labels", "postings");
   /** Head log: {@code be64(sequence)} → one append's accepted samples, see {@link HeadLog}. */
   static final String CF_HEAD_LOG = "head_log";
   /** Store-wide metadata: format version and next series id. */
@@ -130,19 +134,4 @@ final class Keys {
     return getBe64(key, 9) ^ Long.MIN_VALUE;
   }
 
-  /**
-   * Postings key {@code name 0x00 value 0x00 id(8 B BE)}. Names and values are UTF-8; a value
-   * containing U+0000 makes prefix scans ambiguous, which is why the store rebuilds postings from
-   * {@link #CF_SERIES_BY_ID} at open instead of reading this column family (see FORMAT.md).
-   */
-  static byte[] postingKey(String name, String value, long seriesId) {
-    byte[] n = name.getBytes(StandardCharsets.UTF_8);
-    byte[] v = value.getBytes(StandardCharsets.UTF_8);
-    byte[] out = new byte[n.length + 1 + v.length + 1 + 8];
-    System.arraycopy(n, 0, out, 0, n.length);
-    // out[n.length] and out[n.length + 1 + v.length] stay 0x00: the separators.
-    System.arraycopy(v, 0, out, n.length + 1, v.length);
-    putBe64(out, out.length - 8, seriesId);
-    return out;
-  }
 }

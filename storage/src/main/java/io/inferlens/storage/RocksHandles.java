@@ -80,9 +80,7 @@ final class RocksHandles implements AutoCloseable {
   private static final int NUM_LEVELS = 7;
 
   final RocksDB db;
-  final ColumnFamilyHandle seriesByLabels;
   final ColumnFamilyHandle seriesById;
-  final ColumnFamilyHandle postings;
   final ColumnFamilyHandle meta;
   final ColumnFamilyHandle headLog;
   /** The fixed handles, including the unused default column family. */
@@ -108,11 +106,9 @@ final class RocksHandles implements AutoCloseable {
     this.db = db;
     this.fixedColumnFamilies = List.copyOf(fixed);
     // Same order as FIXED in open().
-    this.seriesByLabels = fixed.get(1);
-    this.seriesById = fixed.get(2);
-    this.postings = fixed.get(3);
-    this.meta = fixed.get(4);
-    this.headLog = fixed.get(5);
+    this.seriesById = fixed.get(1);
+    this.meta = fixed.get(2);
+    this.headLog = fixed.get(3);
     this.writeOptions = writeOptions;
     this.partitionOptions = partitionOptions;
     this.owned = owned;
@@ -123,9 +119,7 @@ final class RocksHandles implements AutoCloseable {
 
   private static final List<String> FIXED =
       List.of(
-          Keys.CF_SERIES_BY_LABELS,
           Keys.CF_SERIES_BY_ID,
-          Keys.CF_POSTINGS,
           Keys.CF_META,
           Keys.CF_HEAD_LOG);
 
@@ -186,9 +180,14 @@ final class RocksHandles implements AutoCloseable {
       }
       List<PartitionKind> partKinds = new ArrayList<>();
       List<Long> partStarts = new ArrayList<>();
+      List<byte[]> legacy = new ArrayList<>();
       for (byte[] raw : existing) {
         String name = new String(raw, StandardCharsets.UTF_8);
         if (name.equals("default") || FIXED.contains(name)) {
+          continue;
+        }
+        if (Keys.LEGACY_INDEX_COLUMN_FAMILIES.contains(name)) {
+          legacy.add(raw);
           continue;
         }
         PartitionKind kind = kindOf(name);
@@ -201,8 +200,16 @@ final class RocksHandles implements AutoCloseable {
         partStarts.add(kind.parseStart(name));
         descriptors.add(new ColumnFamilyDescriptor(raw, partitionOptions));
       }
+      for (byte[] raw : legacy) {
+        descriptors.add(new ColumnFamilyDescriptor(raw, indexOptions)); // opened to be dropped
+      }
       List<ColumnFamilyHandle> handles = new ArrayList<>();
       RocksDB db = push(owned, RocksDB.open(dbOptions, dir.toString(), descriptors, handles));
+      for (ColumnFamilyHandle h : handles.subList(handles.size() - legacy.size(), handles.size())) {
+        try (h) {
+          db.dropColumnFamily(h); // derived data nothing reads: see Keys.LEGACY_INDEX_...
+        }
+      }
       WriteOptions writeOptions =
           push(owned, new WriteOptions().setSync(options.syncWal()).setDisableWAL(false));
       int fixedCount = 1 + FIXED.size();

@@ -784,16 +784,9 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   private void putSeries(WriteBatch batch, SeriesRef ref) throws RocksDBException {
-    byte[] labels = ref.labels.encode();
-    byte[] id = Keys.be64(ref.id);
-    batch.put(rocks.seriesByLabels, labels, id);
-    batch.put(rocks.seriesById, id, labels);
-    for (int i = 0; i < ref.labels.size(); i++) {
-      batch.put(
-          rocks.postings,
-          Keys.postingKey(ref.labels.name(i), ref.labels.value(i), ref.id),
-          Keys.empty());
-    }
+    // The one durable form of the index: label sets by id. Lookups by labels and postings
+    // live in memory, rebuilt from it at open.
+    batch.put(rocks.seriesById, Keys.be64(ref.id), ref.labels.encode());
   }
 
   private static String hex(long bits) {

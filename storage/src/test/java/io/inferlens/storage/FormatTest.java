@@ -25,9 +25,9 @@ class FormatTest {
 
   @Test
   void columnFamilyNamesAndMetaKeysAreFrozen() {
-    assertThat(List.of(Keys.CF_SERIES_BY_LABELS, Keys.CF_SERIES_BY_ID, Keys.CF_POSTINGS,
-            Keys.CF_HEAD_LOG, Keys.CF_META))
-        .containsExactly("series_by_labels", "series_by_id", "postings", "head_log", "meta");
+    assertThat(List.of(Keys.CF_SERIES_BY_ID, Keys.CF_HEAD_LOG, Keys.CF_META))
+        .containsExactly("series_by_id", "head_log", "meta");
+    assertThat(Keys.LEGACY_INDEX_COLUMN_FAMILIES).containsExactly("series_by_labels", "postings");
     assertThat(hex(Keys.META_LOG_FLOOR)).isEqualTo("686561645f6c6f675f666c6f6f72");
     assertThat(hex(Keys.META_FORMAT_VERSION)).isEqualTo("666f726d61745f76657273696f6e");
     assertThat(hex(Keys.META_NEXT_SERIES_ID)).isEqualTo("6e6578745f7365726965735f6964");
@@ -49,12 +49,6 @@ class FormatTest {
   void seriesIdIsEightBytesBigEndian() {
     assertThat(hex(Keys.be64(1))).isEqualTo("0000000000000001");
     assertThat(hex(Keys.be64(0x0102030405060708L))).isEqualTo("0102030405060708");
-  }
-
-  @Test
-  void postingKeyIsNameZeroValueZeroId() {
-    assertThat(hex(Keys.postingKey("job", "a", 2)))
-        .isEqualTo("6a6f62" + "00" + "61" + "00" + "0000000000000002");
   }
 
   @Test

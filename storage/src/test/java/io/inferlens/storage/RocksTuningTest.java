@@ -69,8 +69,9 @@ class RocksTuningTest extends StoreTestBase {
         }
       }
     }
-    // default, 5 fixed, and the chunk, 5 m and 1 h partitions of NOW_MS.
-    assertThat(cfs).hasSize(9);
+    // default, 3 fixed (series_by_id, meta, head_log), and the chunk, 5 m and 1 h partitions of
+    // NOW_MS.
+    assertThat(cfs).hasSize(7);
   }
 
   @Test
