@@ -63,6 +63,9 @@ final class RocksHandles implements AutoCloseable {
   /** Memtable of each index column family: 4 MiB; they grow only with new series. */
   private static final long INDEX_WRITE_BUFFER_BYTES = 4L << 20;
 
+  /** Data block size of the chunk and rollup partitions (see where it is used). */
+  static final long PARTITION_BLOCK_BYTES = 16L << 10;
+
   /**
    * Ceiling on all memtables together, charged to the block cache: 80 MiB, the head log's two
    * memtables and a few partitions'. Without it every partition a backfill touches could hold its
@@ -91,6 +94,7 @@ final class RocksHandles implements AutoCloseable {
   final ReentrantReadWriteLock partitionLock = new ReentrantReadWriteLock();
 
   private final ColumnFamilyOptions partitionOptions;
+  private final ColumnFamilyOptions rollupOptions;
   private final Map<PartitionKind, TreeMap<Long, ColumnFamilyHandle>> partitions = new TreeMap<>();
 
   /** Closed last-in first-out: handles before the db, the db before its options and cache. */
@@ -102,6 +106,7 @@ final class RocksHandles implements AutoCloseable {
       List<ColumnFamilyHandle> fixed,
       WriteOptions writeOptions,
       ColumnFamilyOptions partitionOptions,
+      ColumnFamilyOptions rollupOptions,
       Deque<AbstractNativeReference> owned) {
     this.db = db;
     this.fixedColumnFamilies = List.copyOf(fixed);
@@ -111,6 +116,7 @@ final class RocksHandles implements AutoCloseable {
     this.headLog = fixed.get(3);
     this.writeOptions = writeOptions;
     this.partitionOptions = partitionOptions;
+    this.rollupOptions = rollupOptions;
     this.owned = owned;
     for (PartitionKind k : PartitionKind.values()) {
       partitions.put(k, new TreeMap<>());
@@ -151,10 +157,28 @@ final class RocksHandles implements AutoCloseable {
       ColumnFamilyOptions logOptions =
           push(owned, tuned(new ColumnFamilyOptions(), table, HEAD_LOG_WRITE_BUFFER_BYTES,
               CompressionType.LZ4_COMPRESSION));
+      // Partitions: 16 KiB blocks instead of RocksDB's 4 KiB. Chunks of a few hundred bytes and
+      // rollup blocks of ~150 compress better in bigger blocks, with fewer index entries: on the
+      // s2k-2880 bench the settled chunks fell from 7.23 to 6.60 MB and the 5 m rollups by 10 %.
+      // A point lookup (backfill check) decompresses 16 KiB instead of 4.
+      BlockBasedTableConfig partitionTable =
+          new BlockBasedTableConfig()
+              .setBlockCache(cache)
+              .setFilterPolicy(bloom)
+              .setWholeKeyFiltering(true)
+              .setCacheIndexAndFilterBlocks(true)
+              .setPinL0FilterAndIndexBlocksInCache(true)
+              .setBlockSize(PARTITION_BLOCK_BYTES);
       ColumnFamilyOptions partitionOptions =
-          push(owned, tuned(new ColumnFamilyOptions(), table, PARTITION_WRITE_BUFFER_BYTES,
+          push(owned, tuned(new ColumnFamilyOptions(), partitionTable, PARTITION_WRITE_BUFFER_BYTES,
               CompressionType.LZ4_COMPRESSION)
               // Bottommost filters skipped: lookups there are mostly hits (backfill checks).
+              .setOptimizeFiltersForHits(true));
+      // Rollup blocks are written once per finalized window and read in ranges: ZSTD on every
+      // level costs little CPU there and saves LZ4's ~7 % until data reaches the bottom.
+      ColumnFamilyOptions rollupOptions =
+          push(owned, tuned(new ColumnFamilyOptions(), partitionTable, PARTITION_WRITE_BUFFER_BYTES,
+              CompressionType.ZSTD_COMPRESSION)
               .setOptimizeFiltersForHits(true));
       // RocksDB's warnings and errors go to the service's log, where an operator looks, and no
       // LOG file grows in the data directory: its INFO lines came to ~180 KB per simulated day,
@@ -198,7 +222,8 @@ final class RocksHandles implements AutoCloseable {
         }
         partKinds.add(kind);
         partStarts.add(kind.parseStart(name));
-        descriptors.add(new ColumnFamilyDescriptor(raw, partitionOptions));
+        descriptors.add(new ColumnFamilyDescriptor(raw,
+            kind == PartitionKind.CHUNKS ? partitionOptions : rollupOptions));
       }
       for (byte[] raw : legacy) {
         descriptors.add(new ColumnFamilyDescriptor(raw, indexOptions)); // opened to be dropped
@@ -217,7 +242,8 @@ final class RocksHandles implements AutoCloseable {
         push(owned, handles.get(i));
       }
       RocksHandles rocks = new RocksHandles(
-          db, handles.subList(0, fixedCount), writeOptions, partitionOptions, owned);
+          db, handles.subList(0, fixedCount), writeOptions, partitionOptions, rollupOptions,
+          owned);
       for (int i = 0; i < partKinds.size(); i++) {
         rocks.partitions.get(partKinds.get(i)).put(partStarts.get(i), handles.get(fixedCount + i));
       }
@@ -260,7 +286,8 @@ final class RocksHandles implements AutoCloseable {
       ColumnFamilyHandle h = partitions.get(kind).get(start);
       if (h == null) {
         h = db.createColumnFamily(new ColumnFamilyDescriptor(
-            kind.name(start).getBytes(StandardCharsets.UTF_8), partitionOptions));
+            kind.name(start).getBytes(StandardCharsets.UTF_8),
+            kind == PartitionKind.CHUNKS ? partitionOptions : rollupOptions));
         partitions.get(kind).put(start, h);
       }
       return h;

@@ -39,7 +39,7 @@ class RocksTuningTest extends StoreTestBase {
   }
 
   @Test
-  void samplesUseLz4AboveAndZstdAtTheBottomWithTheirOwnMemtableSize() throws Exception {
+  void samplesUseLz4AboveAndZstdAtTheBottomRollupsZstdThroughoutWithTheirOwnSizes() throws Exception {
     try (TimeSeriesStore store = open(StoreOptions.defaults(dir))) {
       store.append(List.of(write(M, NOW_MS, 1)));
       store.flush();
@@ -52,9 +52,13 @@ class RocksTuningTest extends StoreTestBase {
         for (ColumnFamilyDescriptor d : cfs) {
           String name = new String(d.getName(), StandardCharsets.UTF_8);
           ColumnFamilyOptions o = d.getOptions();
-          boolean partition = name.startsWith("chunks_") || name.startsWith("rollup");
+          boolean rollup = name.startsWith("rollup");
+          boolean partition = name.startsWith("chunks_") || rollup;
           assertThat(o.compressionPerLevel()).as(name).hasSize(7)
-              .containsOnly(CompressionType.LZ4_COMPRESSION);
+              .containsOnly(rollup ? CompressionType.ZSTD_COMPRESSION
+                  : CompressionType.LZ4_COMPRESSION);
+          assertThat(((org.rocksdb.BlockBasedTableConfig) o.tableFormatConfig()).blockSize())
+              .as(name + " block size").isEqualTo(partition ? 16L << 10 : 4L << 10);
           assertThat(o.bottommostCompressionType()).as(name)
               .isEqualTo(CompressionType.ZSTD_COMPRESSION);
           boolean log = name.equals(Keys.CF_HEAD_LOG);
