@@ -58,7 +58,7 @@ class RocksTuningTest extends StoreTestBase {
               .containsOnly(rollup ? CompressionType.ZSTD_COMPRESSION
                   : CompressionType.LZ4_COMPRESSION);
           assertThat(((org.rocksdb.BlockBasedTableConfig) o.tableFormatConfig()).blockSize())
-              .as(name + " block size").isEqualTo(partition ? 16L << 10 : 4L << 10);
+              .as(name + " block size").isEqualTo(partition ? 32L << 10 : 4L << 10);
           assertThat(o.bottommostCompressionType()).as(name)
               .isEqualTo(CompressionType.ZSTD_COMPRESSION);
           boolean log = name.equals(Keys.CF_HEAD_LOG);
