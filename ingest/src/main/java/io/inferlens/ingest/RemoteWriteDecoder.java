@@ -47,15 +47,15 @@ import java.util.Map;
  * Absent fields take the proto3 defaults (empty string, 0.0, timestamp 0); a field repeated
  * inside Label or Sample takes the last value, as protobuf specifies.
  *
- * <p>Validation per series (the series is rejected whole, with the reason of its first
- * problem): empty label name, duplicate label name, no non-empty {@code __name__}, native
- * histograms present. Per sample: a timestamp before now minus
- * {@link IngestLimits#retentionMs()} or after now plus {@link IngestLimits#maxFutureMs()} ("now"
- * is read once per request from {@link IngestLimits#clock()}) refuses that sample only; the
- * series' other samples stay valid, and the series counts as one with refused samples. Labels with empty values are dropped and the rest sorted by
- * UTF-8 bytes ({@link LabelSet#of(List, List)}). Sample values keep their raw IEEE-754 bits, so
- * the stale marker {@code 0x7ff0000000000002} and {@code -0.0} survive. A series without samples
- * and histograms is a no-op: nothing to store, nothing validated.
+ * <p>Validation per series (the series is rejected whole, with the reason of its first problem):
+ * empty label name, duplicate label name, no non-empty {@code __name__}, native histograms present.
+ * Per sample: a timestamp before now minus {@link IngestLimits#retentionMs()} or after now plus
+ * {@link IngestLimits#maxFutureMs()} ("now" is read once per request from {@link
+ * IngestLimits#clock()}) refuses that sample only; the series' other samples stay valid, and the
+ * series counts as one with refused samples. Labels with empty values are dropped and the rest
+ * sorted by UTF-8 bytes ({@link LabelSet#of(List, List)}). Sample values keep their raw IEEE-754
+ * bits, so the stale marker {@code 0x7ff0000000000002} and {@code -0.0} survive. A series without
+ * samples and histograms is a no-op: nothing to store, nothing validated.
  *
  * <p>A body that is not a WriteRequest (truncated, bad wire type, length past the end, invalid
  * framing) fails the whole request with {@link Kind#BAD_REQUEST} naming the byte offset; a label

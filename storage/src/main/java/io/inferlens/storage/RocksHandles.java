@@ -63,7 +63,10 @@ final class RocksHandles implements AutoCloseable {
   /** Memtable of each index column family: 4 MiB; they grow only with new series. */
   private static final long INDEX_WRITE_BUFFER_BYTES = 4L << 20;
 
-  /** Data block size of the chunk and rollup partitions (see where it is used). */
+  /**
+   * Data block size of the chunk and rollup partitions: 32 KiB instead of RocksDB's 4 KiB, for
+   * compression across neighbouring records (figures where {@link #open} builds the options).
+   */
   static final long PARTITION_BLOCK_BYTES = 32L << 10;
 
   /**
@@ -172,15 +175,15 @@ final class RocksHandles implements AutoCloseable {
               .setPinL0FilterAndIndexBlocksInCache(true)
               .setBlockSize(PARTITION_BLOCK_BYTES);
       ColumnFamilyOptions partitionOptions =
-          push(owned, tuned(new ColumnFamilyOptions(), partitionTable, PARTITION_WRITE_BUFFER_BYTES,
-              CompressionType.LZ4_COMPRESSION)
+          push(owned, tuned(new ColumnFamilyOptions(), partitionTable,
+              PARTITION_WRITE_BUFFER_BYTES, CompressionType.LZ4_COMPRESSION)
               // Bottommost filters skipped: lookups there are mostly hits (backfill checks).
               .setOptimizeFiltersForHits(true));
       // Rollup blocks are written once per finalized window and read in ranges: ZSTD on every
       // level costs little CPU there and saves LZ4's ~7 % until data reaches the bottom.
       ColumnFamilyOptions rollupOptions =
-          push(owned, tuned(new ColumnFamilyOptions(), partitionTable, PARTITION_WRITE_BUFFER_BYTES,
-              CompressionType.ZSTD_COMPRESSION)
+          push(owned, tuned(new ColumnFamilyOptions(), partitionTable,
+              PARTITION_WRITE_BUFFER_BYTES, CompressionType.ZSTD_COMPRESSION)
               .setOptimizeFiltersForHits(true));
       // RocksDB's warnings and errors go to the service's log, where an operator looks, and no
       // LOG file grows in the data directory: its INFO lines came to ~180 KB per simulated day,
@@ -371,7 +374,7 @@ final class RocksHandles implements AutoCloseable {
         .setMaxWriteBufferNumber(2);
   }
 
-  /** RocksDB's info log at WARN and above, forwarded to {@link System.Logger} "io.inferlens.rocksdb". */
+  /** RocksDB's info log at WARN and above, to the System.Logger "io.inferlens.rocksdb". */
   private static final class RocksLog extends Logger {
     private static final System.Logger OUT = System.getLogger("io.inferlens.rocksdb");
 

@@ -11,14 +11,14 @@ import java.util.Arrays;
  * <p>Encoding (FORMAT.md "Rollup block", layout 2): bytes {@code 00 02}, {@code varint(n)}, then
  * seven columns in the order count, min, max, sum, first, last, increase, each {@code varint(len)}
  * followed by its bytes: the count column is a {@link ChunkCodec} chunk whose timestamps are the
- * interval starts (counts as doubles), the six others are values only
- * ({@link ChunkCodec#encodeValues}) on that time axis. Reusing the chunk codec stores a regular
- * interval grid and slowly changing values in a few bytes per column, losslessly; storing the
- * axis once instead of in every column took about 11 bytes per column off every block. Layout-1
- * blocks (every column a full chunk, no {@code 00 02} prefix) read the same. A column of length 0 is derived instead
- * of stored: min from first, max from last, increase as last - first; the encoder leaves a column
- * out only when that gives every interval's bits exactly. Counters and histogram buckets (most
- * vLLM series) rise within an interval, so three of their seven columns cost nothing: on the
+ * interval starts (counts as doubles), the six others are values only ({@link
+ * ChunkCodec#encodeValues}) on that time axis. Reusing the chunk codec stores a regular interval
+ * grid and slowly changing values in a few bytes per column, losslessly; storing the axis once
+ * instead of in every column took about 11 bytes per column off every block. Layout-1 blocks (every
+ * column a full chunk, no {@code 00 02} prefix) read the same. A column of length 0 is derived
+ * instead of stored: min from first, max from last, increase as last - first; the encoder leaves a
+ * column out only when that gives every interval's bits exactly. Counters and histogram buckets
+ * (most vLLM series) rise within an interval, so three of their seven columns cost nothing: on the
  * s2k-2880 bench set the settled rollup bytes fell by about a third.
  *
  * <p>Thread safety: instances are not thread safe; {@link #compute} and {@link #decode} are static.

@@ -39,7 +39,7 @@ class RocksTuningTest extends StoreTestBase {
   }
 
   @Test
-  void samplesUseLz4AboveAndZstdAtTheBottomRollupsZstdThroughoutWithTheirOwnSizes() throws Exception {
+  void compressionBlockAndMemtableSizesPerKindOfColumnFamily() throws Exception {
     try (TimeSeriesStore store = open(StoreOptions.defaults(dir))) {
       store.append(List.of(write(M, NOW_MS, 1)));
       store.flush();
