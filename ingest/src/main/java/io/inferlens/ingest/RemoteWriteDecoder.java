@@ -465,8 +465,8 @@ public final class RemoteWriteDecoder {
     }
     if (histogramCount > 0) {
       reject(RejectReason.NATIVE_HISTOGRAM, "series " + seriesText() + ": native histograms are"
-          + " not supported yet (" + histogramCount + " histogram samples, " + sampleCount
-          + " float samples); disable send_native_histograms or convert to classic histograms");
+          + " not supported yet (" + count(histogramCount, "histogram sample") + ", "
+          + count(sampleCount, "float sample") + ", all refused with the series); disable send_native_histograms or convert to classic histograms");
       return;
     }
     long horizonMs = saturatedAdd(nowMs, -limits.retentionMs());
@@ -505,8 +505,10 @@ public final class RemoteWriteDecoder {
         rejected.merge(RejectReason.TOO_FAR_IN_FUTURE.key(), (long) tooNew, Long::sum);
       }
       recordError("series " + seriesText() + ": " + firstProblem + "; " + (tooOld + tooNew)
-          + " of its " + sampleCount + " samples refused for their timestamps, "
-          + kept + " kept; timestamps must be milliseconds since the Unix epoch");
+          + " of its " + sampleCount + " samples refused for their timestamps"
+          + (kept == 0 ? "" : ", the other " + kept + " passed on to be stored unless they"
+              + " conflict with stored samples")
+          + "; timestamps must be milliseconds since the Unix epoch");
       sampleCount = kept;
       if (kept == 0) {
         return;
@@ -574,6 +576,11 @@ public final class RemoteWriteDecoder {
     recordError(message);
     rejected.merge(reason.key(), (long) sampleCount + histogramCount, Long::sum);
     return message;
+  }
+
+  /** @return e.g. "1 float sample", "2 float samples" */
+  private static String count(long n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 
   /** Counts a series with refused samples and keeps the request's first message. */

@@ -78,17 +78,19 @@ public final class RemoteWriteHandler {
     if (first != null) {
       StringBuilder sb = new StringBuilder(first);
       if (moreSeries > 0 || moreSamples > 0) {
-        sb.append("; and ");
+        sb.append("; also refused: ");
         if (moreSeries > 0) {
           sb.append(moreSeries).append(" more series");
         }
         if (moreSeries > 0 && moreSamples > 0) {
-          sb.append(" and ");
+          sb.append(", ");
         }
         if (moreSamples > 0) {
-          sb.append(moreSamples).append(" more samples");
+          sb.append(moreSamples).append(moreSamples == 1
+              ? " more sample conflicting with a stored sample"
+              : " more samples conflicting with stored samples");
         }
-        sb.append(" rejected");
+        sb.append(" (counts by reason: inferlens_samples_rejected_total)");
       }
       message = sb.toString();
     }

@@ -12,7 +12,8 @@ import java.util.Map;
  *
  * @param ok whether no series or sample was rejected
  * @param errorMessage null when {@code ok}; otherwise the first error in full, naming the series
- *     and the numbers, followed by "; and N more series/samples rejected" when there were more
+ *     and the numbers, followed by "; also refused: N more series, M more samples conflicting
+ *     with stored samples (counts by reason: …)" when there were more
  * @param samplesAppended samples newly stored (durable), ≥ 0
  * @param samplesDuplicate samples identical to stored ones (idempotent retries), ≥ 0
  * @param seriesCreated series seen for the first time by the store, ≥ 0

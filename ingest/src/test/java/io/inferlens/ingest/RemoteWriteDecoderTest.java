@@ -226,7 +226,8 @@ class RemoteWriteDecoderTest {
     assertThat(d.seriesRejected()).as("series with refused samples").isEqualTo(2);
     assertThat(d.firstError()).contains("{__name__=\"mixed\", job=\"a\"}")
         .contains("timestamp " + old + " ms").contains("older than the retention horizon")
-        .contains("3 of its 6 samples refused").contains("3 kept");
+        .contains("3 of its 6 samples refused")
+        .contains("the other 3 passed on to be stored unless they conflict");
     assertThat(d.valid()).extracting(SeriesWrite::labels).containsExactly(
         LabelSet.of("__name__", "mixed", "job", "a"), LabelSet.of("__name__", "fine"));
     SeriesWrite kept = d.valid().get(0);

@@ -108,7 +108,8 @@ class RemoteWriteHandlerTest {
     assertThat(o.ok()).isFalse();
     assertThat(o.errorMessage())
         .startsWith("series {__name__=\"bad\", zone=\"a\", zone=\"b\"}: duplicate label name \"zone\"")
-        .endsWith("; and 2 more series rejected");
+        .endsWith("; also refused: 2 more series"
+            + " (counts by reason: inferlens_samples_rejected_total)");
     assertThat(o.rejectedByReason()).isEqualTo(Map.of(
         "duplicate_label_name", 2L, "too_old", 1L, "missing_metric_name", 1L));
     assertThat(o.samplesRejected()).isEqualTo(4);
@@ -126,7 +127,8 @@ class RemoteWriteHandlerTest {
     assertThat(o.ok()).isFalse();
     assertThat(o.rejectedByReason()).isEqualTo(Map.of("conflict", 2L));
     assertThat(o.errorMessage()).contains("{__name__=\"m\"}").contains("already stored")
-        .endsWith("; and 1 more samples rejected");
+        .endsWith("; also refused: 1 more sample conflicting with a stored sample"
+            + " (counts by reason: inferlens_samples_rejected_total)");
     assertThat(o.samplesAppended()).isEqualTo(1);
   }
 
