@@ -220,6 +220,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
     }
     TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks);
+    long startNs = System.nanoTime();
     try {
       store.load();
     } catch (StorageException | RuntimeException e) {
@@ -231,6 +232,11 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       rocks.close();
       throw new StorageException("cannot read the index in " + dir + ": " + e.getMessage(), e);
     }
+    // An operator waiting for readiness after a restart sees what the open did.
+    LOG.log(System.Logger.Level.INFO, "store {0} opened in {1} ms: {2} series, {3} head samples"
+        + " replayed from the head log, {4} partitions", dir,
+        (System.nanoTime() - startNs) / 1_000_000, store.index.size(), store.headSamples,
+        rocks.allPartitions().size());
     store.background.scheduleWithFixedDelay(store::backgroundTick, BACKGROUND_PERIOD_MS,
         BACKGROUND_PERIOD_MS, TimeUnit.MILLISECONDS);
     return store;
