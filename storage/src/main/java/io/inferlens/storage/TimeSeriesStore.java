@@ -117,6 +117,11 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
 
   /** Reusable {@link Pending}s; guarded by {@link #appendLock}. */
   private final List<Pending> pendingPool = new ArrayList<>();
+  /**
+   * Emptied head buffers of the last flush, for the next appends; guarded by {@link #appendLock}.
+   * At most as many as the last flush had series.
+   */
+  private final java.util.ArrayDeque<HeadBuffer> spareHeads = new java.util.ArrayDeque<>();
 
   /** The series of the running append, in first-seen order; guarded by {@link #appendLock}. */
   private final List<Pending> pendingInCall = new ArrayList<>();
@@ -657,7 +662,8 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       long pMin = Long.MAX_VALUE;
       synchronized (ref) {
         if (ref.head == null) {
-          ref.head = new HeadBuffer();
+          HeadBuffer spare = spareHeads.poll();
+          ref.head = spare != null ? spare : new HeadBuffer();
         }
         for (int i = 0; i < p.n; i++) {
           ref.head.add(p.ts[i], p.bits[i]);
@@ -910,10 +916,23 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         throw new StorageException("head flush of " + refs.size() + " series failed, the head"
             + " log keeps their samples: " + e.getMessage(), e);
       }
+      List<HeadBuffer> emptied = new ArrayList<>(refs.size());
       for (SeriesRef ref : refs) {
+        HeadBuffer f;
         synchronized (ref) {
+          f = ref.flushing;
           ref.flushing = null;
         }
+        f.clear(); // no reader holds it: reads copy under the series' monitor
+        emptied.add(f);
+      }
+      appendLock.lock();
+      try {
+        for (int i = 0; i < emptied.size() && spareHeads.size() < refs.size(); i++) {
+          spareHeads.push(emptied.get(i));
+        }
+      } finally {
+        appendLock.unlock();
       }
       flushingSamples = 0;
       compactTruncatedLog(seqCut);
@@ -970,11 +989,19 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
   }
 
+  /**
+   * Series ids and window starts of the chunks a head flush writes, marked unfinalized once the
+   * batch is durable; reused across flushes (guarded by {@link #flushLock}) instead of an object
+   * per chunk that lived through the whole flush (100,000 per flush on the 100,000-series bench).
+   */
+  private long[] flushWindowIds = new long[1024];
+  private long[] flushWindowStarts = new long[1024];
+
   private void writeChunks(List<SeriesRef> refs, long seqCut) throws RocksDBException {
     long horizonMs = saturatedSubtract(clock.millis(), options.retentionMs());
     ChunkCodec codec = new ChunkCodec();
     Map<Long, Long> addedPerPartition = new HashMap<>();
-    List<WindowKey> windows = new ArrayList<>();
+    int windows = 0;
     rocks.partitionLock.readLock().lock();
     try (WriteBatch batch = new WriteBatch()) {
       long[] ts = new long[256];
@@ -999,7 +1026,13 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
             writeChunk(batch, codec, ref, ts, bits, from, to, ws);
             addedPerPartition.merge(PartitionKind.CHUNKS.partitionStart(ws),
                 (long) (to - from), Long::sum);
-            windows.add(new WindowKey(ref.id, ws));
+            if (windows == flushWindowIds.length) {
+              flushWindowIds = java.util.Arrays.copyOf(flushWindowIds, 2 * windows);
+              flushWindowStarts = java.util.Arrays.copyOf(flushWindowStarts, 2 * windows);
+            }
+            flushWindowIds[windows] = ref.id;
+            flushWindowStarts[windows] = ws;
+            windows++;
           }
           from = to;
         }
@@ -1017,8 +1050,8 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     } finally {
       rocks.partitionLock.readLock().unlock();
     }
-    for (WindowKey w : windows) {
-      unfinalized.add(w.seriesId(), w.windowStartMs());
+    for (int i = 0; i < windows; i++) {
+      unfinalized.add(flushWindowIds[i], flushWindowStarts[i]);
     }
   }
 

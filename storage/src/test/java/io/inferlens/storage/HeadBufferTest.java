@@ -72,6 +72,47 @@ class HeadBufferTest {
     }
   }
 
+  /**
+   * A buffer emptied by {@link HeadBuffer#clear} and reused (the store's pool of flushed buffers)
+   * holds exactly what a new one would, whatever it held before: long streams, side buffers,
+   * special values.
+   */
+  @Test
+  void aClearedBufferIsAsGoodAsNew() {
+    Random rnd = new Random(7);
+    HeadBuffer reused = new HeadBuffer();
+    for (int run = 0; run < 60; run++) {
+      reused.clear();
+      assertThat(reused.size()).isZero();
+      assertThat(reused.maxTimestampMs()).isEqualTo(SeriesRef.NO_SAMPLES);
+      HeadBuffer fresh = new HeadBuffer();
+      TreeMap<Long, Long> model = new TreeMap<>();
+      long t = 1_700_000_000_000L + rnd.nextInt(1_000_000);
+      // Some runs grow the stream past what clear() keeps (HeadBuffer.MAX_REUSED_BYTES).
+      int n = 1 + rnd.nextInt(run % 7 == 0 ? 6_000 : 300);
+      for (int i = 0; i < n; i++) {
+        long ts = rnd.nextInt(10) == 0 && !model.isEmpty()
+            ? model.firstKey() - 1 - rnd.nextInt(100_000) : (t += 15_000 + rnd.nextInt(3) - 1);
+        if (model.containsKey(ts)) {
+          continue;
+        }
+        long bits = rnd.nextInt(5) == 0 ? STALE_NAN : rnd.nextBoolean() ? rnd.nextLong()
+            : Double.doubleToRawLongBits(rnd.nextInt(1000) / 4.0);
+        reused.add(ts, bits);
+        fresh.add(ts, bits);
+        model.put(ts, bits);
+      }
+      check(reused, model, rnd);
+      long[] a = new long[n];
+      long[] b = new long[n];
+      long[] c = new long[n];
+      long[] d = new long[n];
+      assertThat(reused.decodeInto(a, b)).isEqualTo(fresh.decodeInto(c, d));
+      assertThat(a).isEqualTo(c);
+      assertThat(b).isEqualTo(d);
+    }
+  }
+
   @Test
   void extremeTimestampsRoundTrip() {
     HeadBuffer h = new HeadBuffer();
