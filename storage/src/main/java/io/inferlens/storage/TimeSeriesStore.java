@@ -577,8 +577,8 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
             if (earlier == bits) {
               duplicates++;
             } else {
-              rejections.add(labels, ts, "sample at " + ts + " ms has value " + hex(bits)
-                  + " but " + hex(earlier) + " was given earlier in the same append");
+              rejections.add(labels, ts, "sample at " + ts + " ms has value " + shownValue(bits)
+                  + " but " + shownValue(earlier) + " was given earlier in the same append");
             }
             continue;
           }
@@ -588,8 +588,8 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
               if (have == bits) {
                 duplicates++;
               } else {
-                rejections.add(labels, ts, "sample at " + ts + " ms has value " + hex(bits)
-                    + " but " + hex(have) + " is already stored");
+                rejections.add(labels, ts, "sample at " + ts + " ms has value " + shownValue(bits)
+                    + " but " + shownValue(have) + " is already stored");
               }
               continue;
             }
@@ -801,8 +801,14 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     batch.put(rocks.seriesById, Keys.be64(ref.id), ref.labels.encode());
   }
 
-  private static String hex(long bits) {
-    return String.format("0x%016x", bits);
+  /**
+   * @return the value for a person and its raw bits, which decide conflicts: "42.0
+   *     (0x4045000000000000)", "stale marker (0x7ff0000000000002)", "NaN (0x7ff8000000000000)"
+   */
+  private static String shownValue(long bits) {
+    double v = Double.longBitsToDouble(bits);
+    String shown = bits == RollupBlock.STALE_NAN_BITS ? "stale marker" : Double.toString(v);
+    return shown + " (" + String.format("0x%016x", bits) + ")";
   }
 
   private static long saturatedSubtract(long a, long b) {

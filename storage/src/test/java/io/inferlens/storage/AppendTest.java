@@ -95,7 +95,8 @@ class AppendTest extends StoreTestBase {
         assertThat(rej.series()).isEqualTo(M);
         assertThat(rej.timestampMs()).isEqualTo(T);
         assertThat(rej.reason()).isEqualTo("series {__name__=\"m\"}: sample at " + T
-            + " ms has value 0x3ff0000000000000 but 0x4000000000000000 is already stored");
+            + " ms has value 1.0 (0x3ff0000000000000) but 2.0 (0x4000000000000000) is already"
+            + " stored");
       });
       Series m = store.select(List.of(Matcher.eq("__name__", "m")), T, T + 5).get(0);
       assertThat(m.timestampsMs()).containsExactly(T, T + 5);
