@@ -7,12 +7,13 @@ import java.util.Map;
 /**
  * The result of decoding and validating one remote write request, before storage.
  *
- * <p>A series with a problem in its labels (or native histograms) is rejected whole: all its
- * samples count as rejected under the reason of its first problem, and it is absent from
- * {@link #valid()}. A sample whose timestamp is outside the accepted range (older than the
+ * <p>A series with a problem in its labels is rejected whole: all its samples count as rejected
+ * under the reason of its first problem, and it is absent from {@link #valid()}. Native histogram
+ * samples are refused (counted under {@code native_histogram}) while the float samples of the same
+ * series stay valid. A sample whose timestamp is outside the accepted range (older than the
  * retention horizon, too far in the future) is refused alone, and its series keeps its other
- * samples in {@link #valid()}. Everything valid should be stored (DESIGN.md §2); the request as
- * a whole then answers 400.
+ * samples in {@link #valid()}. Everything valid should be stored (DESIGN.md §2); the request as a
+ * whole then answers 400.
  *
  * @param valid series to append, with canonical label sets and at least one sample each; the
  *     caller owns the list and the arrays

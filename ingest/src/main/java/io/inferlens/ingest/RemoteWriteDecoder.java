@@ -48,7 +48,8 @@ import java.util.Map;
  * inside Label or Sample takes the last value, as protobuf specifies.
  *
  * <p>Validation per series (the series is rejected whole, with the reason of its first problem):
- * empty label name, duplicate label name, no non-empty {@code __name__}, native histograms present.
+ * empty label name, duplicate label name, no non-empty {@code __name__}. Native histogram samples
+ * are refused (not supported yet) while the series' float samples go on.
  * Per sample: a timestamp before now minus {@link IngestLimits#retentionMs()} or after now plus
  * {@link IngestLimits#maxFutureMs()} ("now" is read once per request from {@link
  * IngestLimits#clock()}) refuses that sample only; the series' other samples stay valid, and the
@@ -463,11 +464,19 @@ public final class RemoteWriteDecoder {
     if (labels == null && checkLabels() != null) {
       return;
     }
+    boolean refusedSome = false;
     if (histogramCount > 0) {
-      reject(RejectReason.NATIVE_HISTOGRAM, "series " + seriesText() + ": native histograms are"
-          + " not supported yet (" + count(histogramCount, "histogram sample") + ", "
-          + count(sampleCount, "float sample") + ", all refused with the series); disable send_native_histograms or convert to classic histograms");
-      return;
+      // Histogram samples are refused; float samples of the same series go on like any others
+      // (a series may switch between the two).
+      recordError("series " + seriesText() + ": native histograms are not supported yet ("
+          + count(histogramCount, "histogram sample") + " refused"
+          + (sampleCount == 0 ? "" : ", its " + count(sampleCount, "float sample") + " go on")
+          + "); disable send_native_histograms or convert to classic histograms");
+      rejected.merge(RejectReason.NATIVE_HISTOGRAM.key(), (long) histogramCount, Long::sum);
+      refusedSome = true;
+      if (sampleCount == 0) {
+        return;
+      }
     }
     long horizonMs = saturatedAdd(nowMs, -limits.retentionMs());
     long futureMs = saturatedAdd(nowMs, limits.maxFutureMs());
@@ -504,11 +513,16 @@ public final class RemoteWriteDecoder {
       if (tooNew > 0) {
         rejected.merge(RejectReason.TOO_FAR_IN_FUTURE.key(), (long) tooNew, Long::sum);
       }
-      recordError("series " + seriesText() + ": " + firstProblem + "; " + (tooOld + tooNew)
-          + " of its " + sampleCount + " samples refused for their timestamps"
+      String message = "series " + seriesText() + ": " + firstProblem + "; "
+          + (tooOld + tooNew) + " of its " + sampleCount + " samples refused for their timestamps"
           + (kept == 0 ? "" : ", the other " + kept + " passed on to be stored unless they"
               + " conflict with stored samples")
-          + "; timestamps must be milliseconds since the Unix epoch");
+          + "; timestamps must be milliseconds since the Unix epoch";
+      if (refusedSome) {
+        firstError = firstError == null ? message : firstError; // the series is counted once
+      } else {
+        recordError(message);
+      }
       sampleCount = kept;
       if (kept == 0) {
         return;

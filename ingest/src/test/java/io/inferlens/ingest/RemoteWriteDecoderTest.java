@@ -240,6 +240,31 @@ class RemoteWriteDecoderTest {
     assertThat(d.samplesAccepted()).isEqualTo(4);
   }
 
+  /**
+   * Native histogram samples are refused; the float samples of the same series are stored, and
+   * an out-of-window float sample of that series does not count the series twice.
+   */
+  @Test
+  void nativeHistogramsAreRefusedButTheirSeriesFloatSamplesStay() throws Exception {
+    Types.TimeSeries.Builder mixed = series("__name__", "h", "job", "a")
+        .addHistograms(Types.Histogram.newBuilder().setCountInt(3).setSum(1.5)
+            .setTimestamp(NOW_MS))
+        .addSamples(sample(NOW_MS - 15_000, 1))
+        .addSamples(sample(NOW_MS - 31 * DAY_MS, 2))
+        .addSamples(sample(NOW_MS, 3));
+    DecodedWrite d = decode(request(mixed));
+    assertThat(d.rejectedByReason()).isEqualTo(Map.of("native_histogram", 1L, "too_old", 1L));
+    assertThat(d.seriesRejected()).isEqualTo(1);
+    assertThat(d.firstError()).contains("native histograms are not supported yet")
+        .contains("1 histogram sample refused, its 3 float samples go on");
+    assertThat(d.valid()).singleElement().satisfies(w -> {
+      assertThat(w.count()).isEqualTo(2);
+      assertThat(java.util.Arrays.copyOf(w.timestampsMs(), 2))
+          .containsExactly(NOW_MS - 15_000, NOW_MS);
+    });
+    assertThat(d.samplesAccepted()).isEqualTo(2);
+  }
+
   @Test
   void invalidUtf8RejectsOnlyItsSeries() throws Exception {
     byte[] good = series("__name__", "good").addSamples(sample(NOW_MS, 1)).build().toByteArray();
