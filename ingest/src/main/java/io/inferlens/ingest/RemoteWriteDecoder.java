@@ -481,7 +481,7 @@ public final class RemoteWriteDecoder {
     long horizonMs = saturatedAdd(nowMs, -limits.retentionMs());
     long futureMs = saturatedAdd(nowMs, limits.maxFutureMs());
     // Out-of-range samples are refused one by one; the series' other samples stay (the partial
-    // write Prometheus' remote-write 2.0 handler does, and its 1.0 handler's TODO asks for).
+    // write Prometheus' remote-write 2.0 handler does, and a comment in its 1.0 handler asks for).
     int kept = 0;
     int tooOld = 0;
     int tooNew = 0;
