@@ -189,20 +189,41 @@ final class RollupBlock {
     putVarint(out, size);
     long[] column = new long[size];
     for (int c = 0; c < 7; c++) {
-      if (derivable(c)) {
-        putVarint(out, 0);
-        continue;
-      }
-      for (int i = 0; i < size; i++) {
-        column[i] = Double.doubleToRawLongBits(column(c, i));
-      }
-      // The time axis once, in the counts' chunk; the other columns are values only.
-      byte[] bytes = c == 0 ? codec.encode(starts, column, size)
-          : codec.encodeValues(column, size);
-      putVarint(out, bytes.length);
-      out.writeBytes(bytes);
+      writeColumn(out, codec, c, column);
     }
     return out.toByteArray();
+  }
+
+  /**
+   * Writes column {@code c}: its length, then its chunk (none when derivable). A method apart
+   * from {@link #encode}, like {@link #fillColumn}, so that C2 compiles each once rather than
+   * on-stack-replacing the column loop with the whole codec inlined, several times a run.
+   */
+  private void writeColumn(ByteArrayOutputStream out, ChunkCodec codec, int c, long[] column) {
+    if (derivable(c)) {
+      putVarint(out, 0);
+      return;
+    }
+    fillColumn(c, column);
+    // The time axis once, in the counts' chunk; the other columns are values only.
+    byte[] bytes = c == 0 ? codec.encode(starts, column, size)
+        : codec.encodeValues(column, size);
+    putVarint(out, bytes.length);
+    out.writeBytes(bytes);
+  }
+
+  /** Puts the raw bits of column {@code c}'s values (counts as doubles) in {@code column}. */
+  private void fillColumn(int c, long[] column) {
+    if (c == 0) {
+      for (int i = 0; i < size; i++) {
+        column[i] = Double.doubleToRawLongBits((double) counts[i]);
+      }
+      return;
+    }
+    double[] values = valuesOf(c);
+    for (int i = 0; i < size; i++) {
+      column[i] = Double.doubleToRawLongBits(values[i]);
+    }
   }
 
   /** Columns that may be derived: min (1), max (2) and increase (6). */
@@ -213,8 +234,9 @@ final class RollupBlock {
     if ((DERIVABLE_COLUMNS & (1 << c)) == 0) {
       return false;
     }
+    double[] values = valuesOf(c);
     for (int i = 0; i < size; i++) {
-      if (Double.doubleToRawLongBits(column(c, i)) != Double.doubleToRawLongBits(derived(c, i))) {
+      if (Double.doubleToRawLongBits(values[i]) != Double.doubleToRawLongBits(derived(c, i))) {
         return false;
       }
     }
@@ -230,15 +252,16 @@ final class RollupBlock {
     };
   }
 
-  private double column(int c, int i) {
+  /** @return the values of column {@code c}, 1 (min) to 6 (increase) */
+  private double[] valuesOf(int c) {
     return switch (c) {
-      case 0 -> counts[i];
-      case 1 -> min[i];
-      case 2 -> max[i];
-      case 3 -> sum[i];
-      case 4 -> first[i];
-      case 5 -> last[i];
-      default -> increase[i];
+      case 1 -> min;
+      case 2 -> max;
+      case 3 -> sum;
+      case 4 -> first;
+      case 5 -> last;
+      case 6 -> increase;
+      default -> throw new IllegalArgumentException("no double column " + c);
     };
   }
 

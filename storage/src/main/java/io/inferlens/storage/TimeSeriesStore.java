@@ -42,9 +42,9 @@ import org.rocksdb.WriteOptions;
  * writes it in one RocksDB batch (with RocksDB's WAL) to the head log; then it joins the series'
  * head buffer. When the head holds {@link StoreOptions#headMaxSamples()} samples, or its oldest
  * sample has waited {@link #HEAD_MAX_AGE_MS}, a background flush encodes every head buffer into
- * chunks cut at {@link #WINDOW_MS} windows and, in the same batch, truncates the log. Once a
- * window is closed (the newest data is {@link #CLOSE_GRACE_MS} past its end) it is finalized: its
- * chunks merged into one and its rollups written. Backfill into any window of the retention is
+ * chunks cut at {@link #WINDOW_MS} windows and, with its last write batch, truncates the log.
+ * Once a window is closed (the newest data is {@link #CLOSE_GRACE_MS} past its end) it is
+ * finalized: its chunks merged into one and its rollups written. Backfill into any window of the retention is
  * accepted; it lands in a new chunk and the window is finalized again.
  *
  * <p>Time: every timestamp and duration is in milliseconds; range bounds are inclusive. The
@@ -971,7 +971,9 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   /**
    * Moves every head sample into chunks: swaps the head buffers out under the append lock (a few
    * milliseconds for 100,000 series), encodes them into chunks cut at {@link #WINDOW_MS}, and
-   * writes the chunks, the windows to finalize and the head-log truncation in one RocksDB batch.
+   * writes the chunks and the windows to finalize in RocksDB batches of about 200,000 samples, the
+   * last of which truncates the head log (a crash before it replays samples already in chunks;
+   * finalization drops such duplicates).
    * Samples older than the retention horizon are dropped instead of written. Reads see the
    * samples throughout, in the head buffer being flushed until the chunks are written.
    *
@@ -1099,7 +1101,13 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     rocks.partitionLock.readLock().lock();
     try (WriteBatch batch = new WriteBatch()) {
       for (int i = 0, n = refs.size(); i < n; i++) {
-        flushSeries(batch, f, refs.get(i));
+        f.samplesInBatch += flushSeries(batch, f, refs.get(i));
+        if (f.samplesInBatch >= FLUSH_BATCH_SAMPLES) {
+          writeFlushBatch(batch, f);
+          if (afterFlushBatch != null) {
+            afterFlushBatch.run();
+          }
+        }
       }
       for (Map.Entry<Long, Long> e : f.addedPerPartition.entrySet()) {
         AtomicLong c = partitionSamples.computeIfAbsent(e.getKey(), k -> new AtomicLong());
@@ -1109,14 +1117,36 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       }
       batch.deleteRange(rocks.headLog, Keys.be64(0), Keys.be64(seqCut));
       batch.put(rocks.meta, Keys.META_LOG_FLOOR, Keys.be64(seqCut));
-      rocks.db.write(rocks.writeOptions, batch);
-      chunkEpoch++;
+      writeFlushBatch(batch, f);
     } finally {
       rocks.partitionLock.readLock().unlock();
     }
+  }
+
+  /**
+   * Samples per head-flush write batch. A flush of the 100,000-series bench's 2 M head samples
+   * made one native batch of ~15 MB (its buffer grows by doubling) and a memtable insert of as
+   * much; pieces of this size keep both to a few MB. Pieces are safe: the head log is truncated
+   * only by the last one, and a crash or failure before it replays samples that are already in
+   * chunks, which finalization merges away as duplicates.
+   */
+  static final int FLUSH_BATCH_SAMPLES = 200_000;
+
+  /** Tests only: runs after each head-flush batch but the last (may throw to fail the flush). */
+  volatile Runnable afterFlushBatch;
+
+  /** Writes one piece of a head flush and publishes its windows as unfinalized. */
+  private void writeFlushBatch(WriteBatch batch, FlushScratch f) throws RocksDBException {
+    if (batch.count() > 0) {
+      rocks.db.write(rocks.writeOptions, batch);
+      batch.clear();
+    }
+    chunkEpoch++;
     for (int i = 0; i < f.windows; i++) {
       unfinalized.add(flushWindowIds[i], flushWindowStarts[i]);
     }
+    f.windows = 0;
+    f.samplesInBatch = 0;
   }
 
   /** Scratch state of one {@link #writeChunks} call. */
@@ -1126,7 +1156,9 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     final Map<Long, Long> addedPerPartition = new HashMap<>();
     long[] ts = new long[256];
     long[] bits = new long[256];
+    /** Windows of the current batch, in {@link #flushWindowIds} / {@link #flushWindowStarts}. */
     int windows;
+    int samplesInBatch;
 
     FlushScratch(long horizonMs) {
       this.horizonMs = horizonMs;
@@ -1138,7 +1170,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
    * apart from {@link #writeChunks} (and the cut loop in {@link #chunkEnd}) so that C2 compiles
    * it once as a method instead of on-stack-replacing the flush loop several times.
    */
-  private void flushSeries(WriteBatch batch, FlushScratch f, SeriesRef ref)
+  private int flushSeries(WriteBatch batch, FlushScratch f, SeriesRef ref)
       throws RocksDBException {
     HeadBuffer head = ref.flushing;
     int n = head.size();
@@ -1169,6 +1201,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       }
       from = to;
     }
+    return n;
   }
 
   /**
@@ -2088,6 +2121,31 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /** @return whether every native handle was released, for tests */
+  /**
+   * Tests only: samples held by chunk records of every chunk partition, duplicates included
+   * (what finalization has not merged yet).
+   */
+  long chunkSamplesStored() throws StorageException {
+    long total = 0;
+    rocks.partitionLock.readLock().lock();
+    try {
+      for (ColumnFamilyHandle cf : rocks.partitions(PartitionKind.CHUNKS, Long.MIN_VALUE / 4,
+          Long.MAX_VALUE / 4).values()) {
+        try (RocksIterator it = rocks.db.newIterator(cf)) {
+          for (it.seek(new byte[] {Keys.PREFIX_DATA}); it.isValid(); it.next()) {
+            if (it.key()[0] != Keys.PREFIX_DATA) {
+              break;
+            }
+            total += ChunkCodec.count(it.value());
+          }
+        }
+      }
+    } finally {
+      rocks.partitionLock.readLock().unlock();
+    }
+    return total;
+  }
+
   boolean nativeHandlesClosed() {
     return rocks.isClosed();
   }

@@ -34,6 +34,40 @@ class PostingsTest {
   }
 
   @Test
+  void idListsRoundTripSmallAndHugeGaps() {
+    java.util.Random rnd = new java.util.Random(42);
+    for (int round = 0; round < 200; round++) {
+      Postings.IdList list = new Postings.IdList();
+      int n = rnd.nextInt(300);
+      long[] want = new long[n];
+      long id = rnd.nextInt(3);
+      for (int i = 0; i < n; i++) {
+        // Dense runs (delta 1), medium gaps and gaps near 2^62.
+        long gap = switch (rnd.nextInt(4)) {
+          case 0 -> 1;
+          case 1 -> 1 + rnd.nextInt(200);
+          case 2 -> 1 + rnd.nextInt(1 << 20);
+          default -> 1 + (rnd.nextLong() >>> 3) / Math.max(1, n);
+        };
+        id += gap;
+        want[i] = id;
+        list.add(id);
+      }
+      assertThat(list.size()).isEqualTo(n);
+      assertThat(list.toArray()).containsExactly(want);
+      long[] into = new long[n + 2];
+      list.copyInto(into, 1);
+      assertThat(java.util.Arrays.copyOfRange(into, 1, n + 1)).containsExactly(want);
+      assertThat(into[0]).isZero();
+      assertThat(into[n + 1]).isZero();
+    }
+    Postings.IdList max = new Postings.IdList();
+    max.add(0);
+    max.add(Long.MAX_VALUE);
+    assertThat(max.toArray()).containsExactly(0, Long.MAX_VALUE);
+  }
+
+  @Test
   void idsMustIncrease() {
     Postings p = new Postings();
     p.add(5, LabelSet.of("__name__", "a"));
