@@ -42,8 +42,45 @@ public final class LabelSet {
   transient volatile SeriesRef indexRef;
 
   private LabelSet(String[] names, String[] values) {
-    this.names = names;
+    this.names = sharedNames(names);
     this.values = values;
+  }
+
+  /** Most distinct label-name lists shared; beyond it a label set keeps its own array. */
+  static final int MAX_SHARED_NAME_LISTS = 4_096;
+
+  private static final java.util.concurrent.ConcurrentHashMap<NameList, String[]> NAME_LISTS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * @return an equal, shared names array: the series of one metric family carry the same label
+   *     names, so 100,000 series need a few hundred arrays instead of 100,000 (about 4 MB of
+   *     live heap on the remote-write bench). The arrays are never written after construction.
+   */
+  private static String[] sharedNames(String[] names) {
+    NameList key = new NameList(names);
+    String[] shared = NAME_LISTS.get(key);
+    if (shared != null) {
+      return shared;
+    }
+    if (NAME_LISTS.size() < MAX_SHARED_NAME_LISTS) {
+      shared = NAME_LISTS.putIfAbsent(key, names);
+      return shared != null ? shared : names;
+    }
+    return names;
+  }
+
+  /** A names array compared by content, as a key of {@link #NAME_LISTS}. */
+  private record NameList(String[] names) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof NameList other && Arrays.equals(names, other.names);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(names);
+    }
   }
 
   /**

@@ -1,7 +1,6 @@
 package io.inferlens.storage;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -16,7 +15,12 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 final class SeriesIndex {
 
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  private final Map<LabelSet, SeriesRef> byLabels = new HashMap<>();
+  /**
+   * Series by label set: open addressing on {@link LabelSet#hashCode()} (Murmur3-mixed), linear
+   * probing, a power-of-two length at most half full; nothing is ever removed. About 1 MB at
+   * 100,000 series where a {@code HashMap} took 4 MB in nodes and table.
+   */
+  private SeriesRef[] byLabels = new SeriesRef[1024];
   /**
    * Series by {@code id - Keys.FIRST_SERIES_ID}: ids are handed out densely and never removed, so
    * an array (4 bytes a series) replaces a map of boxed ids (about 50 bytes a series).
@@ -36,7 +40,7 @@ final class SeriesIndex {
     SeriesRef found;
     lock.readLock().lock();
     try {
-      found = byLabels.get(labels);
+      found = findByLabels(labels);
     } finally {
       lock.readLock().unlock();
     }
@@ -68,7 +72,7 @@ final class SeriesIndex {
       if (slot < 0 || slot >= Integer.MAX_VALUE - 8) {
         throw new IllegalStateException("series id " + ref.id + " is outside the index's range");
       }
-      if (byLabels.containsKey(ref.labels) || lookup(ref.id) != null) {
+      if (findByLabels(ref.labels) != null || lookup(ref.id) != null) {
         throw new IllegalStateException("bug: series registered twice: " + ref);
       }
       if (slot >= byId.length) {
@@ -77,7 +81,16 @@ final class SeriesIndex {
       }
       postings.add(ref.id, ref.labels);
       ref.owner = this;
-      byLabels.put(ref.labels, ref);
+      if (2 * (size + 1) > byLabels.length) {
+        SeriesRef[] bigger = new SeriesRef[2 * byLabels.length];
+        for (SeriesRef r : byLabels) {
+          if (r != null) {
+            place(bigger, r);
+          }
+        }
+        byLabels = bigger;
+      }
+      place(byLabels, ref);
       byId[(int) slot] = ref;
       size++;
     } finally {
@@ -86,6 +99,32 @@ final class SeriesIndex {
   }
 
   /** @return the number of series */
+  /** @return the series with these labels, or null; under the lock */
+  private SeriesRef findByLabels(LabelSet labels) {
+    SeriesRef[] table = byLabels;
+    int mask = table.length - 1;
+    int h = labels.hashCode();
+    for (int i = h & mask; ; i = (i + 1) & mask) {
+      SeriesRef r = table[i];
+      if (r == null) {
+        return null;
+      }
+      if (r.labels.hashCode() == h && r.labels.equals(labels)) {
+        return r;
+      }
+    }
+  }
+
+  /** Puts {@code ref} in the first free slot of its probe sequence. */
+  private static void place(SeriesRef[] table, SeriesRef ref) {
+    int mask = table.length - 1;
+    int i = ref.labels.hashCode() & mask;
+    while (table[i] != null) {
+      i = (i + 1) & mask;
+    }
+    table[i] = ref;
+  }
+
   int size() {
     lock.readLock().lock();
     try {

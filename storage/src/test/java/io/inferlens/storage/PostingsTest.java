@@ -88,4 +88,35 @@ class PostingsTest {
     assertThat(index.resolve(List.of(Matcher.eq("__name__", "a"))))
         .extracting(r -> r.id).containsExactly(1L);
   }
+
+  @Test
+  void indexFindsEverySeriesByEqualLabelSetsAcrossGrowth() {
+    SeriesIndex index = new SeriesIndex();
+    int n = 10_000;
+    for (int i = 0; i < n; i++) {
+      index.add(new SeriesRef(i + 1, LabelSet.of("__name__", "m" + (i % 7), "i", "" + i),
+          SeriesRef.NO_SAMPLES));
+    }
+    assertThat(index.size()).isEqualTo(n);
+    for (int i = 0; i < n; i++) {
+      // A fresh, equal LabelSet: found through the table, not the ref remembered on the key.
+      SeriesRef r = index.get(LabelSet.of("__name__", "m" + (i % 7), "i", "" + i));
+      assertThat(r).isNotNull();
+      assertThat(r.id).isEqualTo(i + 1L);
+    }
+    assertThat(index.get(LabelSet.of("__name__", "m0", "i", "" + n))).isNull();
+    assertThat(index.get(LabelSet.of("__name__", "m0", "j", "0"))).isNull();
+  }
+
+  @Test
+  void labelSetsBeyondTheSharedNameListsStayCorrect() {
+    int lists = LabelSet.MAX_SHARED_NAME_LISTS + 100;
+    for (int i = 0; i < lists; i++) {
+      LabelSet a = LabelSet.of("__name__", "m", "n" + i, "v");
+      LabelSet b = LabelSet.of("__name__", "m", "n" + i, "v");
+      assertThat(a).isEqualTo(b).hasSameHashCodeAs(b);
+      assertThat(a.name(1)).isEqualTo("n" + i);
+      assertThat(a).isNotEqualTo(LabelSet.of("__name__", "m", "n" + i, "w"));
+    }
+  }
 }
