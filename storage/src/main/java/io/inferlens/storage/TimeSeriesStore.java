@@ -644,17 +644,8 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
    */
   private static boolean isRepeatInCall(
       CallState call, LabelSet labels, Pending p, long ts, long bits) {
-    Long earlier = p.get(ts);
-    if (earlier == null) {
-      return false;
-    }
-    if (earlier == bits) {
-      call.duplicates++;
-    } else {
-      call.rejections.add(labels, ts, "sample at " + ts + " ms has value " + shownValue(bits)
-          + " but " + shownValue(earlier) + " was given earlier in the same append");
-    }
-    return true;
+    return duplicateOrConflict(call, labels, ts, bits, p.get(ts),
+        " was given earlier in the same append");
   }
 
   /**
@@ -663,15 +654,26 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
    */
   private boolean isStored(CallState call, LabelSet labels, SeriesRef known, long ts, long bits)
       throws RocksDBException {
-    Long have = storedBits(known, ts, call.windowCache);
-    if (have == null) {
+    return duplicateOrConflict(call, labels, ts, bits, storedBits(known, ts, call.windowCache),
+        " is already stored");
+  }
+
+  /**
+   * Counts a sample equal to an {@code earlier} one at its timestamp as a duplicate, or rejects
+   * it when the raw bits differ.
+   *
+   * @return false when there is no earlier sample
+   */
+  private static boolean duplicateOrConflict(
+      CallState call, LabelSet labels, long ts, long bits, Long earlier, String where) {
+    if (earlier == null) {
       return false;
     }
-    if (have == bits) {
+    if (earlier == bits) {
       call.duplicates++;
     } else {
       call.rejections.add(labels, ts, "sample at " + ts + " ms has value " + shownValue(bits)
-          + " but " + shownValue(have) + " is already stored");
+          + " but " + shownValue(earlier) + where);
     }
     return true;
   }
