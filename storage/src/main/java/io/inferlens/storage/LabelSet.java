@@ -46,7 +46,10 @@ public final class LabelSet {
     this.values = values;
   }
 
-  /** Most distinct label-name lists shared; beyond it a label set keeps its own array. */
+  /**
+   * Most distinct label-name lists shared, JVM-wide and first come (entries are never dropped);
+   * beyond it a label set keeps its own array, which is only less sharing, never wrong.
+   */
   static final int MAX_SHARED_NAME_LISTS = 4_096;
 
   private static final java.util.concurrent.ConcurrentHashMap<NameList, String[]> NAME_LISTS =

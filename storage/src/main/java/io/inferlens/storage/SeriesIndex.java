@@ -82,6 +82,9 @@ final class SeriesIndex {
       postings.add(ref.id, ref.labels);
       ref.owner = this;
       if (2 * (size + 1) > byLabels.length) {
+        if (byLabels.length >= 1 << 30) {
+          throw new IllegalStateException("the index holds " + size + " series, its limit");
+        }
         SeriesRef[] bigger = new SeriesRef[2 * byLabels.length];
         for (SeriesRef r : byLabels) {
           if (r != null) {
@@ -98,7 +101,6 @@ final class SeriesIndex {
     }
   }
 
-  /** @return the number of series */
   /** @return the series with these labels, or null; under the lock */
   private SeriesRef findByLabels(LabelSet labels) {
     SeriesRef[] table = byLabels;
@@ -125,6 +127,7 @@ final class SeriesIndex {
     table[i] = ref;
   }
 
+  /** @return the number of series */
   int size() {
     lock.readLock().lock();
     try {

@@ -1105,10 +1105,10 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       for (int i = 0, n = refs.size(); i < n; i++) {
         f.samplesInBatch += flushSeries(batch, f, refs.get(i));
         if (f.samplesInBatch >= FLUSH_BATCH_SAMPLES) {
-          writeFlushBatch(batch, f);
-          if (afterFlushBatch != null) {
-            afterFlushBatch.run();
+          if (beforeFlushBatch != null) {
+            beforeFlushBatch.run();
           }
+          writeFlushBatch(batch, f);
         }
       }
       for (Map.Entry<Long, Long> e : f.addedPerPartition.entrySet()) {
@@ -1134,8 +1134,8 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
    */
   static final int FLUSH_BATCH_SAMPLES = 200_000;
 
-  /** Tests only: runs after each head-flush batch but the last (may throw to fail the flush). */
-  volatile Runnable afterFlushBatch;
+  /** Tests only: runs before each head-flush batch but the last is written (may throw). */
+  volatile Runnable beforeFlushBatch;
 
   /** Writes one piece of a head flush and publishes its windows as unfinalized. */
   private void writeFlushBatch(WriteBatch batch, FlushScratch f) throws RocksDBException {
@@ -1149,6 +1149,12 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
     f.windows = 0;
     f.samplesInBatch = 0;
+    for (int i = 0; i < f.presenceCount; i++) {
+      SeriesRef ref = f.presenceRefs[i];
+      ref.presenceDay = Math.max(ref.presenceDay, f.presenceDays[i]);
+      f.presenceRefs[i] = null;
+    }
+    f.presenceCount = 0;
   }
 
   /** Scratch state of one {@link #writeChunks} call. */
@@ -1161,9 +1167,29 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     /** Windows of the current batch, in {@link #flushWindowIds} / {@link #flushWindowStarts}. */
     int windows;
     int samplesInBatch;
+    /** Presence keys put in the current batch: (series, day) pairs, applied once it is written. */
+    SeriesRef[] presenceRefs = new SeriesRef[64];
+    long[] presenceDays = new long[64];
+    int presenceCount;
 
     FlushScratch(long horizonMs) {
       this.horizonMs = horizonMs;
+    }
+
+    /** @return whether the batch's last presence key was this series' for this day */
+    boolean lastPresence(SeriesRef ref, long day) {
+      int last = presenceCount - 1;
+      return last >= 0 && presenceRefs[last] == ref && presenceDays[last] == day;
+    }
+
+    void addPresence(SeriesRef ref, long day) {
+      if (presenceCount == presenceRefs.length) {
+        presenceRefs = java.util.Arrays.copyOf(presenceRefs, 2 * presenceCount);
+        presenceDays = java.util.Arrays.copyOf(presenceDays, 2 * presenceCount);
+      }
+      presenceRefs[presenceCount] = ref;
+      presenceDays[presenceCount] = day;
+      presenceCount++;
     }
   }
 
@@ -1189,7 +1215,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       int to = chunkEnd(ts, from, n, ws + WINDOW_MS);
       if (ts[to - 1] >= f.horizonMs) {
         // Retention runs by whole partitions; a few samples before the horizon are kept.
-        writeChunk(batch, f.codec, ref, ts, bits, from, to, ws);
+        writeChunk(batch, f, ref, ts, bits, from, to, ws);
         f.addedPerPartition.merge(PartitionKind.CHUNKS.partitionStart(ws),
             (long) (to - from), Long::sum);
         int w = f.windows;
@@ -1219,8 +1245,9 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     return to;
   }
 
-  private void writeChunk(WriteBatch batch, ChunkCodec codec, SeriesRef ref, long[] ts,
+  private void writeChunk(WriteBatch batch, FlushScratch f, SeriesRef ref, long[] ts,
       long[] bits, int from, int to, long ws) throws RocksDBException {
+    ChunkCodec codec = f.codec;
     long[] t = from == 0 ? ts : java.util.Arrays.copyOfRange(ts, from, to);
     long[] b = from == 0 ? bits : java.util.Arrays.copyOfRange(bits, from, to);
     ColumnFamilyHandle cf = rocks.partitionForWrite(PartitionKind.CHUNKS, ws);
@@ -1231,9 +1258,11 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     batch.put(cf, Keys.dataKey(ref.id, t[0]), chunk);
     batch.put(cf, Keys.unfinalizedKey(ref.id, ws), Keys.empty());
     long day = Math.floorDiv(ws, 86_400_000L);
-    if (ref.presenceDay != day) {
+    if (ref.presenceDay != day && !f.lastPresence(ref, day)) {
       batch.put(cf, Keys.presentKey(ref.id), Keys.empty());
-      ref.presenceDay = Math.max(ref.presenceDay, day);
+      // Remembered on the series only once the batch is written (writeFlushBatch): a failed
+      // write must not leave the series believing its presence key is stored.
+      f.addPresence(ref, day);
     }
   }
 
@@ -2122,7 +2151,6 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
   }
 
-  /** @return whether every native handle was released, for tests */
   /**
    * Tests only: samples held by chunk records of every chunk partition, duplicates included
    * (what finalization has not merged yet).
@@ -2148,6 +2176,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     return total;
   }
 
+  /** @return whether every native handle was released, for tests */
   boolean nativeHandlesClosed() {
     return rocks.isClosed();
   }
