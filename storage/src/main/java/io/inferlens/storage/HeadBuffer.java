@@ -95,6 +95,18 @@ final class HeadBuffer {
     return streamSize + sideSize;
   }
 
+  /**
+   * Reads the byte the next append writes to, for {@link TimeSeriesStore}'s touch pass: loading
+   * it early, for many series in one tight loop, lets the CPU overlap the cache misses.
+   *
+   * @return that byte's value, or the stream length when it is full
+   */
+  int touch() {
+    int i = bitLen >>> 3;
+    byte[] b = buf;
+    return i < b.length ? b[i] : b.length;
+  }
+
   /** @return the newest timestamp, or {@link SeriesRef#NO_SAMPLES} when empty */
   long maxTimestampMs() {
     if (streamSize == 0) {

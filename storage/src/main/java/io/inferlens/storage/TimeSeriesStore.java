@@ -556,6 +556,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     long firstNewId = nextSeriesId;
     CallState call = new CallState(
         nowMs, saturatedSubtract(nowMs, options.retentionMs()), firstNewId);
+    touchSink += touch(writes);
     try {
       for (int i = 0, n = writes.size(); i < n; i++) {
         collectSeries(writes.get(i), call, pending);
@@ -580,6 +581,27 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
     return new AppendResult(appended, call.duplicates, call.newId - firstNewId,
         List.copyOf(call.rejections.listed), call.rejections.count);
+  }
+
+  /** Keeps the touch pass's loads from being optimized away; its value means nothing. */
+  private long touchSink;
+
+  /**
+   * Loads each known series' label set, ref and head stream byte in one tight loop before the
+   * per-series work. At 100,000 series these are cache misses (JFR: the index lookup alone was
+   * 10 % of ingest samples), which the per-series code takes one after another; here the loads
+   * of different series are independent, so the CPU overlaps them.
+   */
+  private static long touch(List<SeriesWrite> writes) {
+    long sum = 0;
+    for (int i = 0, n = writes.size(); i < n; i++) {
+      SeriesRef ref = writes.get(i).labels().indexRef;
+      if (ref != null) {
+        HeadBuffer head = ref.head;
+        sum += head != null ? head.touch() : ref.id;
+      }
+    }
+    return sum;
   }
 
   /** Collects the acceptable samples of one series write into its {@link Pending}. */
