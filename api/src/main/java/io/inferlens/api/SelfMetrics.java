@@ -71,7 +71,8 @@ public final class SelfMetrics implements AutoCloseable {
     rocksGauge(store, "inferlens.rocksdb.memtable", "bytes", "rocksdb.cur-size-all-mem-tables",
         "Bytes of the active and unflushed memtables of all column families");
     rocksGauge(store, "inferlens.rocksdb.block.cache.usage", "bytes", "rocksdb.block-cache-usage",
-        "Bytes in the RocksDB block cache shared by all column families");
+        "Bytes in the RocksDB block cache shared by all column families, memtable charges"
+            + " included");
     rocksGauge(store, "inferlens.rocksdb.estimate.keys", null, "rocksdb.estimate-num-keys",
         "RocksDB's estimate of the keys (chunks, rollup blocks, log records, index entries)");
     rocksGauge(store, "inferlens.rocksdb.pending.compaction", "bytes",

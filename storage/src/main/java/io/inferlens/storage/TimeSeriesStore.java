@@ -1953,16 +1953,20 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
   }
 
+  private static final String BLOCK_CACHE_USAGE = "rocksdb.block-cache-usage";
+
   /**
    * RocksDB properties reported by {@link #rocksProperties()}, each summed over every column
    * family (fixed and partitions): live SST bytes, memtable bytes (active and immutable), block
-   * cache usage (shared, so counted once per column family), estimated keys (chunks, rollup
-   * blocks, head-log records and index entries), and bytes compaction still has to rewrite.
+   * cache usage, estimated keys (chunks, rollup blocks, head-log records and index entries), and
+   * bytes compaction still has to rewrite. The block cache is one cache shared by every column
+   * family, whose property each column family reports whole, so it is read once, not summed; it
+   * includes the memtable memory that the write buffer manager charges to the cache.
    */
   public static final List<String> ROCKS_PROPERTIES = List.of(
       "rocksdb.total-sst-files-size",
       "rocksdb.cur-size-all-mem-tables",
-      "rocksdb.block-cache-usage",
+      BLOCK_CACHE_USAGE,
       "rocksdb.estimate-num-keys",
       "rocksdb.estimate-pending-compaction-bytes");
 
@@ -1981,8 +1985,12 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         List<ColumnFamilyHandle> cfs = rocks.allColumnFamilies();
         for (String name : ROCKS_PROPERTIES) {
           long sum = 0;
-          for (ColumnFamilyHandle cf : cfs) {
-            sum += rocks.db.getLongProperty(cf, name);
+          if (name.equals(BLOCK_CACHE_USAGE)) {
+            sum = rocks.db.getLongProperty(cfs.get(0), name); // shared: summing counted it N times
+          } else {
+            for (ColumnFamilyHandle cf : cfs) {
+              sum += rocks.db.getLongProperty(cf, name);
+            }
           }
           out.put(name, sum);
         }

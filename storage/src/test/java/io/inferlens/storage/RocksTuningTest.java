@@ -78,6 +78,33 @@ class RocksTuningTest extends StoreTestBase {
     assertThat(cfs).hasSize(7);
   }
 
+  /**
+   * Every column family reports the one shared block cache's usage whole; summing it over the
+   * column families (as the property's first version did) multiplied it by their count. The
+   * cache holds the memtables' charges (write buffer manager) and at most its capacity of blocks.
+   */
+  @Test
+  void blockCacheUsageIsTheSharedCacheCountedOnce() throws Exception {
+    long capacity = 1 << 20;
+    try (TimeSeriesStore store = open(StoreOptions.defaults(dir).withBlockCacheBytes(capacity))) {
+      List<SeriesWrite> writes = new ArrayList<>();
+      for (int day = 0; day < 5; day++) { // five daily partitions, each with its own memtable
+        writes.add(write(LabelSet.of("__name__", "m", "day", Integer.toString(day)),
+            NOW_MS - day * 86_400_000L, day));
+      }
+      store.append(writes);
+      store.flush();
+      store.select(List.of(Matcher.eq("__name__", "m")), 0, Long.MAX_VALUE);
+      store.append(List.of(write(M, NOW_MS - 1, 1)));
+      Map<String, Long> p = store.rocksProperties();
+      long memtables = p.get("rocksdb.cur-size-all-mem-tables");
+      assertThat(p.get("rocksdb.block-cache-usage"))
+          .as("usage with %d bytes of memtables", memtables)
+          .isPositive()
+          .isLessThanOrEqualTo(memtables + capacity + (1 << 20));
+    }
+  }
+
   @Test
   void propertiesAndCompactionKeepEverySample() throws Exception {
     try (TimeSeriesStore store = open(StoreOptions.defaults(dir).withBlockCacheBytes(1 << 20))) {
