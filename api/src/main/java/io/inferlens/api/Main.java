@@ -109,7 +109,7 @@ public final class Main implements Runnable {
             + "(default: ${DEFAULT-VALUE}).")
     String maxReadBytes;
 
-    @Option(names = "--block-cache", defaultValue = "64MiB", paramLabel = "SIZE",
+    @Option(names = "--block-cache", defaultValue = "32MiB", paramLabel = "SIZE",
         description = "RocksDB block cache shared by all column families: data, index and "
             + "filter blocks of recent reads (default: ${DEFAULT-VALUE}).")
     String blockCache;

@@ -26,7 +26,7 @@ import java.nio.file.Path;
  * @param maxReadBytes largest remote-read response in bytes: the uncompressed ReadResponse for
  *     SAMPLES, the sum of frames for STREAMED_XOR_CHUNKS; more answers 413 (default 64 MiB)
  * @param blockCacheBytes RocksDB block cache shared by all column families, in bytes, &ge; 0
- *     (default {@link StoreOptions#DEFAULT_BLOCK_CACHE_BYTES}, 64 MiB)
+ *     (default {@link StoreOptions#DEFAULT_BLOCK_CACHE_BYTES}, 32 MiB)
  * @param analysisWarmup evaluate the last 30 days of every target every 5 minutes so diagnoses
  *     and trends answer from the engine's cache (default true; off for store-only benchmarks)
  * @param rollup5mRetentionMs how long 5-minute rollups are kept, milliseconds (default 90 days)
