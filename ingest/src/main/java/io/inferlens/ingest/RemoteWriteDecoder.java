@@ -119,6 +119,13 @@ public final class RemoteWriteDecoder {
   private int runLen;
   /** The run's length and keyed hash, its identity in the {@link LabelSetCache}. */
   private final LabelSetCache.Key runKey = new LabelSetCache.Key();
+  /**
+   * Cache slot of the previous series of this request, or -1: the next series' lookup tries the
+   * entry that followed it last time first ({@link LabelSetCache#predict}).
+   */
+  private int prevSlot = -1;
+  /** {@link #prevSlot} as it was when this series' lookup started, for the put after a miss. */
+  private int lookupPrevious = -1;
   /** Whether the run is the series' whole label set and short enough to be a cache key. */
   private boolean runCacheable;
   /** The cache hit of the current series; its labels are then not in {@link #names}. */
@@ -204,6 +211,7 @@ public final class RemoteWriteDecoder {
     samplesAccepted = 0;
     rejected = new HashMap<>();
     metadataCount = 0;
+    prevSlot = -1;
     CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
     try {
       while (true) {
@@ -246,9 +254,14 @@ public final class RemoteWriteDecoder {
     runStart = bufOffset + in.getTotalBytesRead();
     runLen = labelRunLength(buf, runStart, runStart + in.getBytesUntilLimit());
     runCacheable = runLen > 0 && runLen <= LabelSetCache.MAX_KEY_BYTES;
+    lookupPrevious = prevSlot;
+    prevSlot = -1;
     if (runCacheable) {
-      cachedLabels = labelSets.get(runKey.set(buf, runStart, runLen));
+      int predicted = labelSets.predict(lookupPrevious, runKey);
+      runKey.set(buf, runStart, runLen);
+      cachedLabels = labelSets.get(runKey, lookupPrevious, predicted);
       if (cachedLabels != null) {
+        prevSlot = runKey.slot;
         in.skipRawBytes(runLen); // exactly the bytes the label loop below would have consumed
       }
     }
@@ -537,7 +550,10 @@ public final class RemoteWriteDecoder {
             "bug: labels passed validation but LabelSet refused them: " + e.getMessage(), e);
       }
       if (runCacheable) {
-        labelSets.put(runKey, labels);
+        if (labelSets.put(runKey, labels)) {
+          labelSets.follow(lookupPrevious, runKey.slot);
+          prevSlot = runKey.slot;
+        }
       }
     }
     valid.add(new SeriesWrite(labels, Arrays.copyOf(timestampsMs, sampleCount),

@@ -36,6 +36,41 @@ class LabelSetCacheTest {
   }
 
   @Test
+  void theKeyThatFollowedLastTimeIsPredictedAndCheckedLikeAnyLookup() {
+    LabelSetCache cache = new LabelSetCache(64);
+    LabelSet upB = LabelSet.of("__name__", "up", "job", "b");
+    byte[] a = "key bytes of series a".getBytes(StandardCharsets.UTF_8);
+    byte[] b = "key bytes of series b".getBytes(StandardCharsets.UTF_8);
+    byte[] c = "key bytes of series c".getBytes(StandardCharsets.UTF_8);
+    LabelSetCache.Key k = new LabelSetCache.Key();
+    assertThat(cache.predict(-1, k)).isEqualTo(-1);
+
+    assertThat(cache.put(k.set(a, 0, a.length), UP)).isTrue();
+    int slotA = k.slot;
+    assertThat(cache.predict(slotA, k)).as("nothing followed a yet").isEqualTo(-1);
+    assertThat(cache.put(k.set(b, 0, b.length), upB)).isTrue();
+    int slotB = k.slot;
+    cache.follow(slotA, slotB);
+
+    // a, then b again: b is predicted and hit there.
+    assertThat(cache.get(k.set(a, 0, a.length), -1, -1)).isSameAs(UP);
+    assertThat(k.slot).isEqualTo(slotA);
+    int predicted = cache.predict(slotA, k);
+    assertThat(predicted).isEqualTo(slotB);
+    assertThat(cache.get(k.set(b, 0, b.length), slotA, predicted)).isSameAs(upB);
+    assertThat(k.slot).isEqualTo(slotB);
+
+    // a, then c (not cached): the prediction (b) is checked and refused, c misses.
+    assertThat(cache.get(k.set(c, 0, c.length), slotA, cache.predict(slotA, k))).isNull();
+    assertThat(k.slot).isEqualTo(-1);
+    // a, then a: the predicted b is refused, a is found in its own slot and now follows a.
+    assertThat(cache.get(k.set(a, 0, a.length), slotA, cache.predict(slotA, k))).isSameAs(UP);
+    assertThat(cache.predict(slotA, k)).isEqualTo(slotA);
+    // A prediction pointing at a slot whose entry was replaced is only a miss there.
+    assertThat(cache.get(k.set(b, 0, b.length), slotA, slotA)).isSameAs(upB);
+  }
+
+  @Test
   void differentBytesMiss() {
     LabelSetCache cache = new LabelSetCache(16);
     byte[] key = "key bytes of a series".getBytes(StandardCharsets.UTF_8);

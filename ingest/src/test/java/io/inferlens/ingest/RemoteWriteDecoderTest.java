@@ -441,6 +441,37 @@ class RemoteWriteDecoderTest {
     assertThat(second.valid().get(0).labels()).isSameAs(labels);
   }
 
+  /**
+   * Lookups try the series that followed the previous one last time first; a request in another
+   * order (every prediction wrong), or a shared cache used by two decoders, finds the same label
+   * sets.
+   */
+  @Test
+  void seriesInAnotherOrderFindTheirOwnLabelSets() throws Exception {
+    int n = 300;
+    List<Types.TimeSeries.Builder> series = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      series.add(series("__name__", "m", "i", Integer.toString(i))
+          .addSamples(sample(NOW_MS, i)));
+    }
+    List<Types.TimeSeries.Builder> reversed = new java.util.ArrayList<>(series);
+    java.util.Collections.reverse(reversed);
+    byte[] forward = snappy(request(series.toArray(new Types.TimeSeries.Builder[0])));
+    byte[] backward = snappy(request(reversed.toArray(new Types.TimeSeries.Builder[0])));
+    LabelSetCache shared = new LabelSetCache(1 << 12);
+    RemoteWriteDecoder one = new RemoteWriteDecoder(LIMITS, shared);
+    RemoteWriteDecoder other = new RemoteWriteDecoder(LIMITS, shared);
+    DecodedWrite first = one.decodeSnappy(forward);
+    for (DecodedWrite d : List.of(one.decodeSnappy(forward), other.decodeSnappy(backward),
+        one.decodeSnappy(backward), other.decodeSnappy(forward))) {
+      assertThat(d.valid()).hasSize(n);
+      for (SeriesWrite w : d.valid()) {
+        int i = (int) Double.longBitsToDouble(w.valueBits()[0]);
+        assertThat(w.labels()).as("series %d", i).isSameAs(first.valid().get(i).labels());
+      }
+    }
+  }
+
   private static byte[] label(String name, String value) {
     return asField(1, Types.Label.newBuilder().setName(name).setValue(value).build()
         .toByteArray());
