@@ -76,10 +76,18 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * relocation degrade above 50 % load. A parallel array of the entries' slot hashes lets a lookup
  * scan both buckets (two cache lines) without touching an entry that cannot match.
  *
+ * <p>Prediction: senders repeat their series in the same order every scrape, so each entry
+ * remembers the slot of the entry looked up right after it. {@link #predict} loads that entry
+ * before the decoder hashes the next series, and {@link #get(Key, int, int)} checks it first,
+ * exactly as any slot (equal length and 128-bit hash), so a wrong or stale prediction is only a
+ * miss there. With 100,000 series this overlaps the table's cache misses with the hashing
+ * (docs/BENCHMARKS.md, "fifth pass").
+ *
  * <p>Thread safety: thread safe, lock free, meant to be shared by all decoders of a
  * {@link RemoteWriteHandler} (a per-thread cache would multiply the memory by the blocking pool's
- * thread count and split the hits among threads). Entries are immutable and published with
- * release/acquire semantics; concurrent inserts into one slot simply let the last one win.
+ * thread count and split the hits among threads). Entries are immutable but for their
+ * prediction hint, a plain int any thread may overwrite, and are published with release/acquire
+ * semantics; concurrent inserts into one slot simply let the last one win.
  * {@link Key} instances are not thread safe: one per thread.
  */
 final class LabelSetCache {
