@@ -240,7 +240,7 @@ final class LabelSetCache {
    * last time (senders repeat their series in the same order every scrape), and loads that
    * entry's cache lines now, before the caller hashes its next key. Those loads are cache misses
    * with 100,000 series; issued here (the acquire reads keep the JIT from sinking them past the
-   * hashing), the CPU serves them while it hashes, and {@link #get(Key, int)} then finds the
+   * hashing), the CPU serves them while it hashes, and {@link #get(Key, int, int)} then finds the
    * entry in the CPU caches instead of waiting for the table and the entry one after another.
    *
    * @param previous the {@link Key#slot} of the previous key, or -1
