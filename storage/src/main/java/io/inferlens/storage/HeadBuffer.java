@@ -65,11 +65,10 @@ final class HeadBuffer {
   static final int MAX_REUSED_BYTES = 4096;
 
   /**
-   * Empties the buffer so that another head can reuse it and its stream array: the store pools
-   * flushed buffers, because on the 100,000-series bench every head flush otherwise left 100,000
-   * buffers and their streams (~16 MB, alive for minutes) to the old generation. A stream longer
-   * than {@link #MAX_REUSED_BYTES} is replaced by a small one, so a rare long head does not pin
-   * its memory in the pool.
+   * Empties the buffer and keeps its stream array for the next samples: a head flush empties
+   * the buffers of 100,000 series on the bench, and new ones would leave as many (~16 MB, alive
+   * for minutes) to the old generation. A stream longer than {@link #MAX_REUSED_BYTES} is
+   * replaced by a small one, so a rare long head does not pin its memory.
    */
   void clear() {
     if (buf.length > MAX_REUSED_BYTES) {
@@ -88,6 +87,90 @@ final class HeadBuffer {
     sideTs = null;
     sideBits = null;
     sideSize = 0;
+  }
+
+  /**
+   * Marks where a head flush cuts: merges the side buffer into the stream, so that every sample
+   * present now is in the stream's first {@link #size()} samples and every later one (appended
+   * or backfilled while the flush writes) lands after them or in a new side buffer.
+   *
+   * @return the number of samples the flush takes, the prefix of the stream
+   */
+  int cut() {
+    if (sideSize > 0) {
+      mergeSide();
+    }
+    return streamSize;
+  }
+
+  /**
+   * Decodes the stream's first {@code n} samples, ascending.
+   *
+   * @param n a count from {@link #cut()}, at most the stream's size
+   * @param ts receives the timestamps, milliseconds; length ≥ {@code n}
+   * @param bits receives the raw value bits; length ≥ {@code n}
+   * @throws IllegalArgumentException if {@code n} exceeds the stream's size
+   */
+  void decodePrefix(int n, long[] ts, long[] bits) {
+    if (n > streamSize) {
+      throw new IllegalArgumentException("prefix of " + n + " samples, the stream has "
+          + streamSize);
+    }
+    Reader r = new Reader();
+    for (int i = 0; i < n; i++) {
+      r.next();
+      ts[i] = r.ts;
+      bits[i] = r.bits;
+    }
+  }
+
+  /**
+   * Removes the stream's first {@code n} samples once a head flush has written them to chunks.
+   * When they were all of it, the buffer is {@link #clear cleared} for reuse in place; otherwise
+   * the samples added since the cut are re-encoded as a new stream (a few per series: those of
+   * the flush's own duration).
+   *
+   * @param n a count from {@link #cut()}, at most the stream's size
+   * @throws IllegalArgumentException if {@code n} exceeds the stream's size
+   */
+  void dropFirst(int n) {
+    if (n > streamSize) {
+      throw new IllegalArgumentException("dropping " + n + " samples, the stream has "
+          + streamSize);
+    }
+    if (n == 0) {
+      return;
+    }
+    if (n == streamSize && sideSize == 0) {
+      clear();
+      return;
+    }
+    int keep = size() - n;
+    long[] ts = new long[keep];
+    long[] bits = new long[keep];
+    Reader r = new Reader();
+    int s = 0;
+    int k = 0;
+    for (int i = 0; i < streamSize; i++) {
+      r.next();
+      if (i < n) {
+        continue;
+      }
+      while (s < sideSize && sideTs[s] < r.ts) {
+        ts[k] = sideTs[s];
+        bits[k++] = sideBits[s++];
+      }
+      ts[k] = r.ts;
+      bits[k++] = r.bits;
+    }
+    while (s < sideSize) {
+      ts[k] = sideTs[s];
+      bits[k++] = sideBits[s++];
+    }
+    clear();
+    for (int i = 0; i < keep; i++) {
+      append(ts[i], bits[i]); // ascending and distinct: all into the stream
+    }
   }
 
   /** @return the number of samples */

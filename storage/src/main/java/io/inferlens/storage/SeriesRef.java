@@ -3,8 +3,8 @@ package io.inferlens.storage;
 /**
  * One known series in memory: its id, labels, head samples and time bounds.
  *
- * <p>Thread safety: {@code id} and {@code labels} are immutable. {@link #head} and
- * {@link #flushing} are read and replaced only under this object's monitor. {@link
+ * <p>Thread safety: {@code id} and {@code labels} are immutable. {@link #head} is read, written
+ * and replaced only under this object's monitor. {@link
  * #maxTimestampMs} and {@link #maxKnown} are used only under the store's append lock. The bounds
  * {@link #minBoundMs}/{@link #maxBoundMs} are volatile and only ever widen while the store is open.
  */
@@ -29,11 +29,11 @@ final class SeriesRef {
    */
   boolean maxKnown;
 
-  /** Samples appended since the last head flush started; null when none. */
+  /**
+   * The head samples, those not yet in chunks, including those of the head flush in progress
+   * until it wrote them; null for a series idle since the last flush.
+   */
   HeadBuffer head;
-
-  /** Samples of the head flush in progress; null when none. */
-  HeadBuffer flushing;
 
   /**
    * Conservative time bounds of the raw samples, milliseconds: every raw sample lies in

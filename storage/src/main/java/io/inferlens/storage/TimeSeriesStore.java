@@ -117,11 +117,6 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
 
   /** Reusable {@link Pending}s; guarded by {@link #appendLock}. */
   private final List<Pending> pendingPool = new ArrayList<>();
-  /**
-   * Emptied head buffers of the last flush, for the next appends; guarded by {@link #appendLock}.
-   * At most as many as the last flush had series.
-   */
-  private final java.util.ArrayDeque<HeadBuffer> spareHeads = new java.util.ArrayDeque<>();
 
   /** The series of the running append, in first-seen order; guarded by {@link #appendLock}. */
   private final List<Pending> pendingInCall = new ArrayList<>();
@@ -132,15 +127,15 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private long nextSeriesId;
   /** Next head-log sequence number; guarded by {@link #appendLock}. */
   private long nextLogSeq;
-  /** Samples in the active head buffers; guarded by {@link #appendLock}. */
+  /** Head samples appended since the last flush's cut; guarded by {@link #appendLock}. */
   private long headSamples;
   /** Wall-clock ms when the active head got its first sample; guarded by {@link #appendLock}. */
   private long headSinceMs = Long.MAX_VALUE;
-  /** Samples in the buffers of the flush in progress. */
+  /** Head samples before the cut of the flush in progress: written, not yet dropped. */
   private volatile long flushingSamples;
   /**
-   * Incremented after each head flush wrote its chunks, before it releases the flushed buffers:
-   * a window's chunks read in one append call are reused only while it is unchanged.
+   * Incremented after each head flush batch wrote its chunks, before the flush drops their samples
+   * from the head: a window's chunks read in one append call are reused only while it is unchanged.
    */
   private volatile long chunkEpoch;
   /** Newest sample timestamp ever appended, milliseconds. */
@@ -778,8 +773,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     synchronized (ref) {
       HeadBuffer head = ref.head;
       if (head == null) {
-        HeadBuffer spare = spareHeads.poll();
-        head = spare != null ? spare : new HeadBuffer();
+        head = new HeadBuffer();
         ref.head = head;
       }
       for (int i = 0, n = p.n; i < n; i++) {
@@ -826,9 +820,6 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       if (ref.head != null) {
         max = Math.max(max, ref.head.maxTimestampMs());
       }
-      if (ref.flushing != null) {
-        max = Math.max(max, ref.flushing.maxTimestampMs());
-      }
     }
     if (ref.presenceDay != Long.MIN_VALUE) {
       long dayStart = ref.presenceDay * 86_400_000L;
@@ -868,7 +859,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   /**
    * @return the raw bits stored for {@code ts} in the series' head or chunks, or null. Checks the
    *     head before the chunks, so a concurrent flush moving samples from one to the other cannot
-   *     hide a sample (it writes the chunks before it releases the head buffer).
+   *     hide a sample (it writes the chunks before it drops them from the head).
    */
   private Long storedBits(SeriesRef ref, long ts, Map<WindowKey, CachedWindow> cache)
       throws RocksDBException {
@@ -879,14 +870,8 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
           return b;
         }
       }
-      if (ref.flushing != null) {
-        Long b = ref.flushing.bitsAt(ts);
-        if (b != null) {
-          return b;
-        }
-      }
     }
-    // Read after the head checks: if a flush released its buffer since, the epoch moved on.
+    // Read after the head check: if a flush dropped samples from the head since, the epoch moved.
     long epoch = chunkEpoch;
     long ws = windowStart(ts);
     WindowKey key = new WindowKey(ref.id, ws);
@@ -993,16 +978,19 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /**
-   * Moves every head sample into chunks: swaps the head buffers out under the append lock (a few
-   * milliseconds for 100,000 series), encodes them into chunks cut at {@link #WINDOW_MS}, and
-   * writes the chunks and the windows to finalize in RocksDB batches of about 200,000 samples, the
-   * last of which truncates the head log (a crash before it replays samples already in chunks;
-   * finalization drops such duplicates).
+   * Moves every head sample into chunks: marks a cut in each series' head buffer under the append
+   * lock (a few milliseconds for 100,000 series), encodes the samples before the cut into chunks
+   * cut at {@link #WINDOW_MS}, writes the chunks and the windows to finalize in RocksDB batches of
+   * about 200,000 samples, the last of which truncates the head log (a crash before it replays
+   * samples already in chunks; finalization drops such duplicates), and then drops those samples
+   * from the head. Appends go on meanwhile, into the same buffers after the cut: one buffer per
+   * series instead of a second one per series for the flush (~27 MB of heap at 100,000 series).
+   * A series whose buffer stayed empty since the last flush gives it up.
    * Samples older than the retention horizon are dropped instead of written. Reads see the
-   * samples throughout, in the head buffer being flushed until the chunks are written.
+   * samples throughout, in the head until the chunks are written.
    *
-   * @throws StorageException if RocksDB fails or the store is closed; the swapped buffers then
-   *     stay readable and return to the head, and the log still holds them
+   * @throws StorageException if RocksDB fails or the store is closed; the samples then stay in
+   *     the head, and the log still holds them
    */
   public void flushHead() throws StorageException {
     lifecycle.readLock().lock();
@@ -1010,17 +998,26 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     try {
       ensureOpen();
       List<SeriesRef> refs = new ArrayList<>();
+      int[] cuts = new int[64];
       long seqCut;
       appendLock.lock();
       try {
         seqCut = nextLogSeq;
         for (SeriesRef ref : index.all()) {
           synchronized (ref) {
-            if (ref.head != null && ref.head.size() > 0) {
-              ref.flushing = ref.head;
-              ref.head = null;
-              refs.add(ref);
+            HeadBuffer head = ref.head;
+            if (head == null) {
+              continue;
             }
+            if (head.size() == 0) {
+              ref.head = null; // idle since the last flush: a churned-away series frees it
+              continue;
+            }
+            if (refs.size() == cuts.length) {
+              cuts = java.util.Arrays.copyOf(cuts, 2 * cuts.length);
+            }
+            cuts[refs.size()] = head.cut();
+            refs.add(ref);
           }
         }
         flushingSamples = headSamples;
@@ -1033,29 +1030,17 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         return;
       }
       try {
-        writeChunks(refs, seqCut);
+        writeChunks(refs, cuts, seqCut);
       } catch (RocksDBException | RuntimeException e) {
-        restoreFlushing(refs);
+        restoreFlushing();
         throw new StorageException("head flush of " + refs.size() + " series failed, the head"
             + " log keeps their samples: " + e.getMessage(), e);
       }
-      List<HeadBuffer> emptied = new ArrayList<>(refs.size());
-      for (SeriesRef ref : refs) {
-        HeadBuffer f;
+      for (int i = 0, n = refs.size(); i < n; i++) {
+        SeriesRef ref = refs.get(i);
         synchronized (ref) {
-          f = ref.flushing;
-          ref.flushing = null;
+          ref.head.dropFirst(cuts[i]); // only this thread sets a flushed ref's head to null
         }
-        f.clear(); // no reader holds it: reads copy under the series' monitor
-        emptied.add(f);
-      }
-      appendLock.lock();
-      try {
-        for (int i = 0; i < emptied.size() && spareHeads.size() < refs.size(); i++) {
-          spareHeads.push(emptied.get(i));
-        }
-      } finally {
-        appendLock.unlock();
       }
       flushingSamples = 0;
       compactTruncatedLog(seqCut);
@@ -1082,29 +1067,11 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
   }
 
-  /** Puts the buffers of a failed flush back into the head, merged with newer appends. */
-  private void restoreFlushing(List<SeriesRef> refs) {
+  /** Counts the samples of a failed flush, which stayed in the head, as head samples again. */
+  private void restoreFlushing() {
     appendLock.lock();
     try {
-      long restored = 0;
-      for (SeriesRef ref : refs) {
-        synchronized (ref) {
-          HeadBuffer f = ref.flushing;
-          if (ref.head != null) {
-            int n = ref.head.size();
-            long[] ts = new long[n];
-            long[] bits = new long[n];
-            ref.head.decodeInto(ts, bits);
-            for (int i = 0; i < n; i++) {
-              f.add(ts[i], bits[i]); // appends check the flushing buffer: no duplicates
-            }
-          }
-          ref.head = f;
-          ref.flushing = null;
-          restored += f.size();
-        }
-      }
-      headSamples = restored;
+      headSamples += flushingSamples;
       headSinceMs = Math.min(headSinceMs, clock.millis());
       flushingSamples = 0;
     } finally {
@@ -1120,12 +1087,13 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private long[] flushWindowIds = new long[1024];
   private long[] flushWindowStarts = new long[1024];
 
-  private void writeChunks(List<SeriesRef> refs, long seqCut) throws RocksDBException {
+  private void writeChunks(List<SeriesRef> refs, int[] cuts, long seqCut)
+      throws RocksDBException {
     FlushScratch f = new FlushScratch(saturatedSubtract(clock.millis(), options.retentionMs()));
     rocks.partitionLock.readLock().lock();
     try (WriteBatch batch = new WriteBatch()) {
       for (int i = 0, n = refs.size(); i < n; i++) {
-        f.samplesInBatch += flushSeries(batch, f, refs.get(i));
+        f.samplesInBatch += flushSeries(batch, f, refs.get(i), cuts[i]);
         if (f.samplesInBatch >= FLUSH_BATCH_SAMPLES) {
           if (beforeFlushBatch != null) {
             beforeFlushBatch.run();
@@ -1216,21 +1184,22 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /**
-   * Cuts one series' flushing buffer into a chunk per window and adds them to the batch. Kept
-   * apart from {@link #writeChunks} (and the cut loop in {@link #chunkEnd}) so that C2 compiles
-   * it once as a method instead of on-stack-replacing the flush loop several times.
+   * Cuts the first {@code n} head samples of one series (those before the flush's cut) into a
+   * chunk per window and adds them to the batch. Kept apart from {@link #writeChunks} (and the
+   * cut loop in {@link #chunkEnd}) so that C2 compiles it once as a method instead of
+   * on-stack-replacing the flush loop several times.
    */
-  private int flushSeries(WriteBatch batch, FlushScratch f, SeriesRef ref)
+  private int flushSeries(WriteBatch batch, FlushScratch f, SeriesRef ref, int n)
       throws RocksDBException {
-    HeadBuffer head = ref.flushing;
-    int n = head.size();
     if (n > f.ts.length) {
       f.ts = new long[Math.max(n, 2 * f.ts.length)];
       f.bits = new long[f.ts.length];
     }
     long[] ts = f.ts;
     long[] bits = f.bits;
-    head.decodeInto(ts, bits);
+    synchronized (ref) { // appends go on after the cut
+      ref.head.decodePrefix(n, ts, bits);
+    }
     int from = 0;
     while (from < n) {
       long ws = windowStart(ts[from]);
@@ -1641,9 +1610,6 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         SeriesRef ref = refs.get(i);
         SampleRun run = new SampleRun(16);
         synchronized (ref) {
-          if (ref.flushing != null) {
-            ref.flushing.copyRange(startMs, endMs, run);
-          }
           if (ref.head != null) {
             ref.head.copyRange(startMs, endMs, run);
           }
@@ -1783,9 +1749,6 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
           if (ref.head != null) {
             headMin = ref.head.minTimestampMs();
           }
-          if (ref.flushing != null) {
-            headMin = Math.min(headMin, ref.flushing.minTimestampMs());
-          }
         }
         if (headMin != Long.MAX_VALUE) {
           rawFrom = Math.max(from, Math.min(rawFrom, windowStart(headMin)));
@@ -1827,9 +1790,6 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     for (SeriesRef ref : refs) {
       SampleRun run = new SampleRun(64);
       synchronized (ref) {
-        if (ref.flushing != null) {
-          ref.flushing.copyRange(startMs, endMs, run);
-        }
         if (ref.head != null) {
           ref.head.copyRange(startMs, endMs, run);
         }

@@ -73,8 +73,8 @@ class HeadBufferTest {
   }
 
   /**
-   * A buffer emptied by {@link HeadBuffer#clear} and reused (the store's pool of flushed buffers)
-   * holds exactly what a new one would, whatever it held before: long streams, side buffers,
+   * A buffer emptied by {@link HeadBuffer#clear} and reused (a head flush empties a series'
+   * buffer in place) holds exactly what a new one would, whatever it held before: long streams, side buffers,
    * special values.
    */
   @Test
@@ -111,6 +111,68 @@ class HeadBufferTest {
       assertThat(a).isEqualTo(c);
       assertThat(b).isEqualTo(d);
     }
+  }
+
+  /**
+   * A head flush's cycle on one buffer, many times: {@link HeadBuffer#cut} while samples exist,
+   * appends and backfills after the cut (the flush's own duration), {@link HeadBuffer#decodePrefix}
+   * gives exactly the samples present at the cut, and {@link HeadBuffer#dropFirst} leaves exactly
+   * the later ones, bit for bit, still accepting appends and backfill afterwards.
+   */
+  @Test
+  void aFlushCutTakesWhatWasThereAndKeepsWhatCameAfter() {
+    Random rnd = new Random(11);
+    HeadBuffer h = new HeadBuffer();
+    TreeMap<Long, Long> model = new TreeMap<>();
+    long t = 1_700_000_000_000L;
+    for (int cycle = 0; cycle < 300; cycle++) {
+      int before = rnd.nextInt(cycle % 10 == 0 ? 400 : 30);
+      for (int i = 0; i < before; i++) {
+        t = addSome(h, model, rnd, t);
+      }
+      if (model.isEmpty()) {
+        assertThat(h.size()).isZero();
+        continue;
+      }
+      TreeMap<Long, Long> atCut = new TreeMap<>(model);
+      int cut = h.cut();
+      assertThat(cut).isEqualTo(atCut.size());
+      int after = rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(8);
+      for (int i = 0; i < after; i++) {
+        t = addSome(h, model, rnd, t);
+      }
+      long[] ts = new long[cut];
+      long[] bits = new long[cut];
+      h.decodePrefix(cut, ts, bits);
+      int i = 0;
+      for (Map.Entry<Long, Long> e : atCut.entrySet()) {
+        assertThat(ts[i]).isEqualTo(e.getKey());
+        assertThat(bits[i++]).isEqualTo(e.getValue());
+      }
+      h.dropFirst(cut);
+      atCut.keySet().forEach(model::remove);
+      if (model.isEmpty()) {
+        assertThat(h.size()).isZero();
+        assertThat(h.maxTimestampMs()).isEqualTo(SeriesRef.NO_SAMPLES);
+      } else {
+        check(h, model, rnd);
+      }
+    }
+    assertThatThrownBy(() -> h.dropFirst(h.size() + 1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dropping");
+  }
+
+  /** Appends the next scrape-like sample, or now and then a backfilled one, to both. */
+  private static long addSome(HeadBuffer h, TreeMap<Long, Long> model, Random rnd, long t) {
+    long ts = rnd.nextInt(6) == 0 ? t - 1 - rnd.nextInt(3_000_000) : t + 15_000 + rnd.nextInt(3);
+    if (model.containsKey(ts) || h.bitsAt(ts) != null) {
+      // present earlier, possibly already flushed: the store checks its chunks for these
+      return Math.max(t, ts);
+    }
+    long bits = rnd.nextInt(5) == 0 ? STALE_NAN : Double.doubleToRawLongBits(rnd.nextInt(500));
+    h.add(ts, bits);
+    model.put(ts, bits);
+    return Math.max(t, ts);
   }
 
   @Test
