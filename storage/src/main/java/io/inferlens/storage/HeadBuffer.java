@@ -30,7 +30,8 @@ import java.util.Arrays;
  *
  * <p>Appends in timestamp order cost O(1). An older sample (backfill, rare) goes to a small
  * sorted side buffer, which is merged into the stream (decode, merge, re-encode) when it
- * outgrows {@link #MAX_SIDE_SAMPLES} or an eighth of the stream, so n out-of-order appends cost
+ * outgrows {@link #MAX_SIDE_SAMPLES} or an eighth of the stream (not while a head flush holds a
+ * cut, whose samples are the stream's prefix), so n out-of-order appends cost
  * O(n) amortized per sample at worst. Lookups by timestamp at or before the newest sample decode
  * the stream: they are rare (duplicates, backfill) because a sample newer than the series'
  * newest needs none.
@@ -49,17 +50,34 @@ final class HeadBuffer {
   private int bitLen;
   /** Samples in the stream. */
   private int streamSize;
-  private long firstTs;
   private long lastTs;
   private long lastDelta;
   private long lastBits;
-  private int lastLeading;
-  private int lastTrailing;
+  /** Leading zeros of the XOR window, -1 before the first window; 0..63. */
+  private byte lastLeading;
+  /** Trailing zeros of the XOR window, 0..63. */
+  private byte lastTrailing;
+  /**
+   * Whether a head flush holds a {@link #cut}: the stream's prefix is then what it writes, so the
+   * side buffer is not merged into the stream (which would reorder that prefix) until
+   * {@link #dropFirst} or {@link #uncut}.
+   */
+  private boolean cutPending;
 
-  /** Out-of-order samples, ascending, none in the stream; null when empty. */
-  private long[] sideTs;
-  private long[] sideBits;
-  private int sideSize;
+  /** Out-of-order samples, none in the stream; null when empty. */
+  private Side side;
+
+  /**
+   * The side buffer: samples older than the stream's newest, ascending. A holder instead of three
+   * fields keeps every head buffer 8 bytes smaller (56 with compressed references) for what only
+   * backfilled series use; with the first timestamp read from the stream and the window as bytes,
+   * 24 bytes less a series than before (2.4 MB at 100,000 series).
+   */
+  private static final class Side {
+    long[] ts = new long[4];
+    long[] bits = new long[4];
+    int size;
+  }
 
   /** Largest stream, in bytes, that {@link #clear} keeps for reuse; a bigger one is dropped. */
   static final int MAX_REUSED_BYTES = 4096;
@@ -78,15 +96,13 @@ final class HeadBuffer {
     }
     bitLen = 0;
     streamSize = 0;
-    firstTs = 0;
     lastTs = 0;
     lastDelta = 0;
     lastBits = 0;
     lastLeading = 0;
     lastTrailing = 0;
-    sideTs = null;
-    sideBits = null;
-    sideSize = 0;
+    side = null;
+    cutPending = false;
   }
 
   /**
@@ -97,10 +113,19 @@ final class HeadBuffer {
    * @return the number of samples the flush takes, the prefix of the stream
    */
   int cut() {
-    if (sideSize > 0) {
+    if (sideSize() > 0) {
       mergeSide();
     }
+    cutPending = true;
     return streamSize;
+  }
+
+  /** Forgets the {@link #cut} of a head flush that failed: its samples stay, as head samples. */
+  void uncut() {
+    cutPending = false;
+    if (sideSize() > Math.max(MAX_SIDE_SAMPLES, streamSize / 8)) {
+      mergeSide();
+    }
   }
 
   /**
@@ -138,10 +163,11 @@ final class HeadBuffer {
       throw new IllegalArgumentException("dropping " + n + " samples, the stream has "
           + streamSize);
     }
+    cutPending = false;
     if (n == 0) {
       return;
     }
-    if (n == streamSize && sideSize == 0) {
+    if (n == streamSize && sideSize() == 0) {
       clear();
       return;
     }
@@ -156,16 +182,16 @@ final class HeadBuffer {
       if (i < n) {
         continue;
       }
-      while (s < sideSize && sideTs[s] < r.ts) {
-        ts[k] = sideTs[s];
-        bits[k++] = sideBits[s++];
+      while (s < sideSize() && side.ts[s] < r.ts) {
+        ts[k] = side.ts[s];
+        bits[k++] = side.bits[s++];
       }
       ts[k] = r.ts;
       bits[k++] = r.bits;
     }
-    while (s < sideSize) {
-      ts[k] = sideTs[s];
-      bits[k++] = sideBits[s++];
+    while (s < sideSize()) {
+      ts[k] = side.ts[s];
+      bits[k++] = side.bits[s++];
     }
     clear();
     for (int i = 0; i < keep; i++) {
@@ -173,9 +199,24 @@ final class HeadBuffer {
     }
   }
 
+  private int sideSize() {
+    Side sd = side;
+    return sd == null ? 0 : sd.size;
+  }
+
+  /** The stream's first timestamp, its first 64 bits; the stream must not be empty. */
+  private long firstTs() {
+    byte[] b = buf;
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = (v << 8) | (b[i] & 0xFF);
+    }
+    return v;
+  }
+
   /** @return the number of samples */
   int size() {
-    return streamSize + sideSize;
+    return streamSize + sideSize();
   }
 
   /**
@@ -193,15 +234,15 @@ final class HeadBuffer {
   /** @return the newest timestamp, or {@link SeriesRef#NO_SAMPLES} when empty */
   long maxTimestampMs() {
     if (streamSize == 0) {
-      return sideSize == 0 ? SeriesRef.NO_SAMPLES : sideTs[sideSize - 1];
+      return sideSize() == 0 ? SeriesRef.NO_SAMPLES : side.ts[sideSize() - 1];
     }
-    return sideSize == 0 ? lastTs : Math.max(lastTs, sideTs[sideSize - 1]);
+    return sideSize() == 0 ? lastTs : Math.max(lastTs, side.ts[sideSize() - 1]);
   }
 
   /** @return the oldest timestamp, or {@code Long.MAX_VALUE} when empty */
   long minTimestampMs() {
-    long min = streamSize == 0 ? Long.MAX_VALUE : firstTs;
-    return sideSize == 0 ? min : Math.min(min, sideTs[0]);
+    long min = streamSize == 0 ? Long.MAX_VALUE : firstTs();
+    return sideSize() == 0 ? min : Math.min(min, side.ts[0]);
   }
 
   /**
@@ -212,13 +253,13 @@ final class HeadBuffer {
     if (size() == 0 || timestampMs > maxTimestampMs() || timestampMs < minTimestampMs()) {
       return null;
     }
-    if (sideSize > 0) {
-      int i = Arrays.binarySearch(sideTs, 0, sideSize, timestampMs);
+    if (sideSize() > 0) {
+      int i = Arrays.binarySearch(side.ts, 0, sideSize(), timestampMs);
       if (i >= 0) {
-        return sideBits[i];
+        return side.bits[i];
       }
     }
-    if (streamSize == 0 || timestampMs > lastTs || timestampMs < firstTs) {
+    if (streamSize == 0 || timestampMs > lastTs || timestampMs < firstTs()) {
       return null;
     }
     if (timestampMs == lastTs) {
@@ -270,17 +311,17 @@ final class HeadBuffer {
     int s = 0;
     for (int i = 0; i < streamSize; i++) {
       r.next();
-      while (s < sideSize && sideTs[s] < r.ts) {
-        n += copyIfIn(sideTs[s], sideBits[s], startMs, endMs, out);
+      while (s < sideSize() && side.ts[s] < r.ts) {
+        n += copyIfIn(side.ts[s], side.bits[s], startMs, endMs, out);
         s++;
       }
-      if (r.ts > endMs && s >= sideSize) {
+      if (r.ts > endMs && s >= sideSize()) {
         return n;
       }
       n += copyIfIn(r.ts, r.bits, startMs, endMs, out);
     }
-    for (; s < sideSize; s++) {
-      n += copyIfIn(sideTs[s], sideBits[s], startMs, endMs, out);
+    for (; s < sideSize(); s++) {
+      n += copyIfIn(side.ts[s], side.bits[s], startMs, endMs, out);
     }
     return n;
   }
@@ -306,40 +347,42 @@ final class HeadBuffer {
     int n = 0;
     for (int i = 0; i < streamSize; i++) {
       r.next();
-      while (s < sideSize && sideTs[s] < r.ts) {
-        ts[n] = sideTs[s];
-        bits[n++] = sideBits[s++];
+      while (s < sideSize() && side.ts[s] < r.ts) {
+        ts[n] = side.ts[s];
+        bits[n++] = side.bits[s++];
       }
       ts[n] = r.ts;
       bits[n++] = r.bits;
     }
-    while (s < sideSize) {
-      ts[n] = sideTs[s];
-      bits[n++] = sideBits[s++];
+    while (s < sideSize()) {
+      ts[n] = side.ts[s];
+      bits[n++] = side.bits[s++];
     }
     return n;
   }
 
   private void addToSide(long timestampMs, long valueBits) {
-    if (sideTs == null) {
-      sideTs = new long[4];
-      sideBits = new long[4];
+    Side sd = side;
+    if (sd == null) {
+      sd = new Side();
+      side = sd;
     }
-    int at = Arrays.binarySearch(sideTs, 0, sideSize, timestampMs);
+    int size = sd.size;
+    int at = Arrays.binarySearch(sd.ts, 0, size, timestampMs);
     if (at >= 0 || (streamSize > 0 && timestampMs == lastTs)) {
       throw new IllegalStateException("bug: timestamp " + timestampMs + " already in the head");
     }
     at = -at - 1;
-    if (sideSize == sideTs.length) {
-      sideTs = Arrays.copyOf(sideTs, sideSize * 2);
-      sideBits = Arrays.copyOf(sideBits, sideSize * 2);
+    if (size == sd.ts.length) {
+      sd.ts = Arrays.copyOf(sd.ts, size * 2);
+      sd.bits = Arrays.copyOf(sd.bits, size * 2);
     }
-    System.arraycopy(sideTs, at, sideTs, at + 1, sideSize - at);
-    System.arraycopy(sideBits, at, sideBits, at + 1, sideSize - at);
-    sideTs[at] = timestampMs;
-    sideBits[at] = valueBits;
-    sideSize++;
-    if (sideSize > Math.max(MAX_SIDE_SAMPLES, streamSize / 8)) {
+    System.arraycopy(sd.ts, at, sd.ts, at + 1, size - at);
+    System.arraycopy(sd.bits, at, sd.bits, at + 1, size - at);
+    sd.ts[at] = timestampMs;
+    sd.bits[at] = valueBits;
+    sd.size = ++size;
+    if (!cutPending && size > Math.max(MAX_SIDE_SAMPLES, streamSize / 8)) {
       mergeSide();
     }
   }
@@ -353,9 +396,7 @@ final class HeadBuffer {
     buf = new byte[Math.max(INITIAL_BYTES, buf.length)];
     bitLen = 0;
     streamSize = 0;
-    sideTs = null;
-    sideBits = null;
-    sideSize = 0;
+    side = null;
     for (int i = 0; i < n; i++) {
       append(ts[i], bits[i]);
     }
@@ -366,7 +407,6 @@ final class HeadBuffer {
     if (streamSize == 0) {
       writeBits(t, 64);
       writeBits(v, 64);
-      firstTs = t;
       lastDelta = 0;
       lastLeading = -1; // no window yet
     } else {
@@ -403,8 +443,8 @@ final class HeadBuffer {
           writeBits(leading, 6);
           writeBits(meaningful - 1, 6);
           writeBits(x >>> trailing, meaningful);
-          lastLeading = leading;
-          lastTrailing = trailing;
+          lastLeading = (byte) leading;
+          lastTrailing = (byte) trailing;
         }
       }
     }

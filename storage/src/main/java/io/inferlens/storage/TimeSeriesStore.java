@@ -1032,7 +1032,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       try {
         writeChunks(refs, cuts, seqCut);
       } catch (RocksDBException | RuntimeException e) {
-        restoreFlushing();
+        restoreFlushing(refs);
         throw new StorageException("head flush of " + refs.size() + " series failed, the head"
             + " log keeps their samples: " + e.getMessage(), e);
       }
@@ -1068,9 +1068,14 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   }
 
   /** Counts the samples of a failed flush, which stayed in the head, as head samples again. */
-  private void restoreFlushing() {
+  private void restoreFlushing(List<SeriesRef> refs) {
     appendLock.lock();
     try {
+      for (SeriesRef ref : refs) {
+        synchronized (ref) {
+          ref.head.uncut();
+        }
+      }
       headSamples += flushingSamples;
       headSinceMs = Math.min(headSinceMs, clock.millis());
       flushingSamples = 0;

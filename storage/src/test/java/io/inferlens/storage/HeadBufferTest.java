@@ -137,7 +137,8 @@ class HeadBufferTest {
       TreeMap<Long, Long> atCut = new TreeMap<>(model);
       int cut = h.cut();
       assertThat(cut).isEqualTo(atCut.size());
-      int after = rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(8);
+      // Now and then more backfill than the side buffer holds before it merges into the stream.
+      int after = rnd.nextInt(4) == 0 ? 0 : rnd.nextInt(cycle % 5 == 0 ? 400 : 8);
       for (int i = 0; i < after; i++) {
         t = addSome(h, model, rnd, t);
       }
@@ -164,7 +165,7 @@ class HeadBufferTest {
 
   /** Appends the next scrape-like sample, or now and then a backfilled one, to both. */
   private static long addSome(HeadBuffer h, TreeMap<Long, Long> model, Random rnd, long t) {
-    long ts = rnd.nextInt(6) == 0 ? t - 1 - rnd.nextInt(3_000_000) : t + 15_000 + rnd.nextInt(3);
+    long ts = rnd.nextInt(3) == 0 ? t - 1 - rnd.nextInt(30_000_000) : t + 15_000 + rnd.nextInt(3);
     if (model.containsKey(ts) || h.bitsAt(ts) != null) {
       // present earlier, possibly already flushed: the store checks its chunks for these
       return Math.max(t, ts);
