@@ -38,6 +38,13 @@ final class Keys {
    */
   static final byte[] META_LOG_FLOOR = ascii("head_log_floor");
 
+  /**
+   * Meta key present while a head flush of several batches is partly written: its first batch
+   * puts it, its last deletes it; value {@code be64(cut)}. At open it tells that the replayed head
+   * may hold samples that are in chunks already, so the next flush merges with what it finds.
+   */
+  static final byte[] META_FLUSH_PARTIAL = ascii("head_flush_partial");
+
   /** Partition key prefix of a series' presence marker: {@code 0x00 be64(id)} → empty. */
   static final byte PREFIX_PRESENT = 0x00;
   /** Partition key prefix of a chunk or rollup block: {@code 0x01 be64(id) be64(ts ^ 2^63)}. */

@@ -131,6 +131,14 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private long headSamples;
   /** Wall-clock ms when the active head got its first sample; guarded by {@link #appendLock}. */
   private long headSinceMs = Long.MAX_VALUE;
+  /**
+   * Whether head samples may already be in chunks: after a flush failed between two batches, or
+   * at open after one was cut short ({@link Keys#META_FLUSH_PARTIAL}). The next flush then merges
+   * each window with its stored chunks instead of putting its chunks blindly: a chunk is keyed by
+   * its first timestamp, and a re-flushed one could otherwise replace a chunk that finalization
+   * had merged meanwhile, and with it the window's older samples. Guarded by {@link #flushLock}.
+   */
+  private boolean headMayOverlapChunks;
   /** Head samples before the cut of the flush in progress: written, not yet dropped. */
   private volatile long flushingSamples;
   /**
@@ -295,6 +303,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     }
     loadPartitions();
     replayHeadLog();
+    headMayOverlapChunks = rocks.db.get(rocks.meta, Keys.META_FLUSH_PARTIAL) != null;
   }
 
   /** Reads each chunk partition's presence markers, pending windows and sample counter. */
@@ -1029,9 +1038,11 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       if (refs.isEmpty()) {
         return;
       }
+      boolean merging = headMayOverlapChunks;
       try {
-        writeChunks(refs, cuts, seqCut);
+        writeChunks(refs, cuts, seqCut, merging);
       } catch (RocksDBException | RuntimeException e) {
+        headMayOverlapChunks = true; // batches before the failure may be written
         restoreFlushing(refs);
         throw new StorageException("head flush of " + refs.size() + " series failed, the head"
             + " log keeps their samples: " + e.getMessage(), e);
@@ -1041,6 +1052,9 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         synchronized (ref) {
           ref.head.dropFirst(cuts[i]); // only this thread sets a flushed ref's head to null
         }
+      }
+      if (merging) {
+        headMayOverlapChunks = false; // every sample of the head was in the cut
       }
       flushingSamples = 0;
       compactTruncatedLog(seqCut);
@@ -1092,13 +1106,17 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
   private long[] flushWindowIds = new long[1024];
   private long[] flushWindowStarts = new long[1024];
 
-  private void writeChunks(List<SeriesRef> refs, int[] cuts, long seqCut)
+  private void writeChunks(List<SeriesRef> refs, int[] cuts, long seqCut, boolean merging)
       throws RocksDBException {
     FlushScratch f = new FlushScratch(saturatedSubtract(clock.millis(), options.retentionMs()));
     rocks.partitionLock.readLock().lock();
     try (WriteBatch batch = new WriteBatch()) {
+      // Deleted again by the last batch; when that is the first, the delete wins.
+      batch.put(rocks.meta, Keys.META_FLUSH_PARTIAL, Keys.be64(seqCut));
       for (int i = 0, n = refs.size(); i < n; i++) {
-        f.samplesInBatch += flushSeries(batch, f, refs.get(i), cuts[i]);
+        SeriesRef ref = refs.get(i);
+        f.samplesInBatch += merging ? flushSeriesMerging(batch, f, ref, cuts[i])
+            : flushSeries(batch, f, ref, cuts[i]);
         if (f.samplesInBatch >= FLUSH_BATCH_SAMPLES) {
           if (beforeFlushBatch != null) {
             beforeFlushBatch.run();
@@ -1114,6 +1132,7 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       }
       batch.deleteRange(rocks.headLog, Keys.be64(0), Keys.be64(seqCut));
       batch.put(rocks.meta, Keys.META_LOG_FLOOR, Keys.be64(seqCut));
+      batch.delete(rocks.meta, Keys.META_FLUSH_PARTIAL);
       writeFlushBatch(batch, f);
     } finally {
       rocks.partitionLock.readLock().unlock();
@@ -1212,16 +1231,71 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
       if (ts[to - 1] >= f.horizonMs) {
         // Retention runs by whole partitions; a few samples before the horizon are kept.
         writeChunk(batch, f, ref, ts, bits, from, to, ws);
-        f.addedPerPartition.merge(PartitionKind.CHUNKS.partitionStart(ws),
-            (long) (to - from), Long::sum);
-        int w = f.windows;
-        if (w == flushWindowIds.length) {
-          flushWindowIds = java.util.Arrays.copyOf(flushWindowIds, 2 * w);
-          flushWindowStarts = java.util.Arrays.copyOf(flushWindowStarts, 2 * w);
+        noteWindow(f, ref, ws, to - from);
+      }
+      from = to;
+    }
+    return n;
+  }
+
+  /** Counts a flushed window's samples and remembers it for finalization. */
+  private void noteWindow(FlushScratch f, SeriesRef ref, long ws, int samples) {
+    f.addedPerPartition.merge(PartitionKind.CHUNKS.partitionStart(ws), (long) samples,
+        Long::sum);
+    int w = f.windows;
+    if (w == flushWindowIds.length) {
+      flushWindowIds = java.util.Arrays.copyOf(flushWindowIds, 2 * w);
+      flushWindowStarts = java.util.Arrays.copyOf(flushWindowStarts, 2 * w);
+    }
+    flushWindowIds[w] = ref.id;
+    flushWindowStarts[w] = ws;
+    f.windows = w + 1;
+  }
+
+  /**
+   * {@link #flushSeries} when the head may hold samples that are in chunks already
+   * ({@link #headMayOverlapChunks}): each window's head samples are merged with the window's
+   * stored chunks, which are deleted, and written again as chunks of at most
+   * {@link ChunkCodec#MAX_SAMPLES}, as finalization does. One seek per series and window, only in
+   * the first flush after a failed or cut-short one.
+   */
+  private int flushSeriesMerging(WriteBatch batch, FlushScratch f, SeriesRef ref, int n)
+      throws RocksDBException {
+    long[] ts = new long[n];
+    long[] bits = new long[n];
+    synchronized (ref) {
+      ref.head.decodePrefix(n, ts, bits);
+    }
+    SampleRun run = new SampleRun(64);
+    List<byte[]> keys = new ArrayList<>();
+    int from = 0;
+    while (from < n) {
+      long ws = windowStart(ts[from]);
+      int to = from + 1;
+      while (to < n && ts[to] < ws + WINDOW_MS) {
+        to++;
+      }
+      if (ts[to - 1] >= f.horizonMs) {
+        run.clear();
+        keys.clear();
+        ColumnFamilyHandle cf = rocks.partition(PartitionKind.CHUNKS, ws);
+        if (cf != null) {
+          readChunks(cf, ref.id, ws, ws + WINDOW_MS - 1, run, false, keys);
+          for (byte[] k : keys) {
+            batch.delete(cf, k); // a put of the same key later in the batch wins
+          }
         }
-        flushWindowIds[w] = ref.id;
-        flushWindowStarts[w] = ws;
-        f.windows = w + 1;
+        for (int i = from; i < to; i++) {
+          run.add(ts[i], bits[i]);
+        }
+        run.sortAndDedupe();
+        long[] t = run.timestampsArray();
+        long[] b = run.valuesArray();
+        for (int p = 0; p < run.size(); p += ChunkCodec.MAX_SAMPLES) {
+          int q = Math.min(run.size(), p + ChunkCodec.MAX_SAMPLES);
+          writeChunk(batch, f, ref, t, b, p, q, ws);
+        }
+        noteWindow(f, ref, ws, to - from);
       }
       from = to;
     }
