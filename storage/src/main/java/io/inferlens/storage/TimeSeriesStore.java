@@ -1326,7 +1326,12 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     // search for the smallest value coding for them (it costs more than the bytes it saves).
     byte[] chunk = n < FAST_ENCODE_BELOW ? codec.encodeFast(t, b, n) : codec.encode(t, b, n);
     batch.put(cf, Keys.dataKey(ref.id, t[0]), chunk);
-    batch.put(cf, Keys.unfinalizedKey(ref.id, ws), Keys.empty());
+    // A window still marked (in memory, so its stored mark too) needs no second mark: every
+    // flush of a live series hits the same window, and these puts were half of a flush's
+    // records. Finalization deletes a stored mark only under flushLock, which this flush holds.
+    if (!unfinalized.contains(ref.id, ws)) {
+      batch.put(cf, Keys.unfinalizedKey(ref.id, ws), Keys.empty());
+    }
     long day = Math.floorDiv(ws, 86_400_000L);
     if (ref.presenceDay != day && !f.lastPresence(ref, day)) {
       batch.put(cf, Keys.presentKey(ref.id), Keys.empty());
@@ -2218,6 +2223,16 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
     } finally {
       lifecycle.writeLock().unlock();
     }
+  }
+
+  /**
+   * Tests only: records (puts, deletes and overwrites, not keys) in the memtables of the chunk
+   * partition holding {@code timestampMs}, 0 when it does not exist.
+   */
+  long chunkPartitionMemtableEntries(long timestampMs) throws RocksDBException {
+    ColumnFamilyHandle cf = rocks.partition(PartitionKind.CHUNKS, timestampMs);
+    return cf == null ? 0 : rocks.db.getLongProperty(cf, "rocksdb.num-entries-active-mem-table")
+        + rocks.db.getLongProperty(cf, "rocksdb.num-entries-imm-mem-tables");
   }
 
   /**

@@ -50,4 +50,35 @@ class FinalizeCompactionTest extends StoreTestBase {
       assertThat(hourly.get(0).counts()).containsExactly(8, 8);
     }
   }
+
+  /**
+   * A flush into a window that is still marked for finalization writes the chunk and the
+   * partition's sample count, not a second mark; after finalization the next flush marks the
+   * window again, and finalization then merges all its chunks.
+   */
+  @Test
+  void aFlushIntoAMarkedWindowWritesNoSecondMark() throws Exception {
+    LabelSet m = LabelSet.of("__name__", "m");
+    long ws = TimeSeriesStore.windowStart(NOW_MS - 6 * 3_600_000L);
+    try (TimeSeriesStore store = open()) {
+      store.append(List.of(write(m, ws + 1_000, 1)));
+      store.flushHead(); // chunk, mark, presence key, sample count
+      long first = store.chunkPartitionMemtableEntries(ws);
+      store.append(List.of(write(m, ws + 2_000, 2)));
+      store.flushHead();
+      assertThat(store.chunkPartitionMemtableEntries(ws) - first).isEqualTo(2);
+      store.finalizeWindows(true); // merged chunk, two deletes, rollup, mark delete
+      long finalized = store.chunkPartitionMemtableEntries(ws);
+      store.append(List.of(write(m, ws + 3_000, 3)));
+      store.flushHead(); // the window is finalized: chunk, mark, sample count
+      assertThat(store.chunkPartitionMemtableEntries(ws) - finalized).isEqualTo(3);
+      store.finalizeWindows(true);
+      Series s = store.select(List.of(Matcher.eq("__name__", "m")), 0, NOW_MS).get(0);
+      assertThat(s.timestampsMs()).containsExactly(ws + 1_000, ws + 2_000, ws + 3_000);
+      assertThat(store.chunkSamplesStored()).isEqualTo(3);
+    }
+    try (TimeSeriesStore store = open()) {
+      assertThat(store.finalizeWindows(true)).isZero(); // no mark was left behind
+    }
+  }
 }
