@@ -1047,14 +1047,18 @@ public final class TimeSeriesStore implements SampleAppender, AutoCloseable {
         throw new StorageException("head flush of " + refs.size() + " series failed, the head"
             + " log keeps their samples: " + e.getMessage(), e);
       }
-      for (int i = 0, n = refs.size(); i < n; i++) {
-        SeriesRef ref = refs.get(i);
-        synchronized (ref) {
-          ref.head.dropFirst(cuts[i]); // only this thread sets a flushed ref's head to null
+      boolean dropped = false;
+      try {
+        for (int i = 0, n = refs.size(); i < n; i++) {
+          SeriesRef ref = refs.get(i);
+          synchronized (ref) {
+            ref.head.dropFirst(cuts[i]); // only this thread sets a flushed ref's head to null
+          }
         }
-      }
-      if (merging) {
-        headMayOverlapChunks = false; // every sample of the head was in the cut
+        dropped = true;
+      } finally {
+        // Samples left in the head are in chunks too: the next flush must merge, not put.
+        headMayOverlapChunks = !dropped || (headMayOverlapChunks && !merging);
       }
       flushingSamples = 0;
       compactTruncatedLog(seqCut);
