@@ -19,9 +19,12 @@ mkdir -p "$(dirname "$RESULTS")"
 WORK=$(mktemp -d /tmp/inferlens-ab.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 
-# CPU-s per thread kind ("C2 CompilerThread0" and "...1" add up as "C# CompilerThre").
+# CPU-s per thread kind ("C2 CompilerThread0" and "...1" add up as "C# CompilerThre"). utime and
+# stime are fields 14 and 15 of /proc/PID/task/TID/stat, counted after the ")" that ends the
+# thread name, which may hold spaces. Compiler threads that already exited (the JVM stops idle
+# ones) are not counted.
 cat > "$WORK/threads.sh" <<'EOS'
-for t in /proc/"$1"/task/*; do echo "$(cat "$t/comm") $(awk '{print $14+$15}' "$t/stat")"; done |
+for t in /proc/"$1"/task/*; do echo "$(cat "$t/comm") $(sed 's/.*) //' "$t/stat" | awk '{print $12+$13}')"; done |
   awk '{n=$0; sub(/ [0-9]+$/,"",n); gsub(/[0-9]+/,"#",n); a[n]+=$NF} END{for(k in a) print a[k]/100, k}'
 EOS
 
