@@ -42,12 +42,18 @@ final class BitWriter {
   }
 
   private void writeBits32(long v, int n) {
-    if (n == 0) {
-      return;
-    }
-    // accBits <= 7 and n <= 32, so at most 39 bits are pending: no overflow of the long.
+    // accBits <= 7 and n <= 32, so at most 39 bits are pending: no overflow of the long. Kept
+    // small (n == 0 changes nothing) so that it inlines into the encoders' loops under the C2
+    // inlining limits of the README's command; whole bytes go out in drain().
     acc = (acc << n) | (v & ((1L << n) - 1));
     accBits += n;
+    if (accBits >= 8) {
+      drain();
+    }
+  }
+
+  /** Writes out the whole bytes of the pending bits, keeping the last 0..7 bits pending. */
+  private void drain() {
     ensure(5);
     while (accBits >= 8) {
       accBits -= 8;
