@@ -60,9 +60,10 @@ final class SipHash {
   }
 
   /**
-   * SipHash-c-d: {@code c} SipRounds per message word, {@code d} per output word. Small enough
-   * for the JIT to inline into its two callers, where {@code c} and {@code d} are constants and
-   * the round loops unroll.
+   * SipHash-c-d: {@code c} SipRounds per message word, {@code d} per output word. With JDK 17's
+   * default limits C2 may inline it into its two callers, where {@code c} and {@code d} are
+   * constants and the round loops unroll; under the README's tighter limits it is compiled on its
+   * own and the round loops run with a counter (both measured in docs/BENCHMARKS.md).
    */
   private static void hash128(int c, int d, long k0, long k1, byte[] buf, int off, int len,
       long[] out) {
