@@ -455,18 +455,33 @@ final class HeadBuffer {
 
   /** Writes the low {@code n} bits of {@code v} (1 ≤ n ≤ 64), most significant first. */
   private void writeBits(long v, int n) {
-    int needBytes = (bitLen + n + 7) >>> 3;
-    if (needBytes > buf.length) {
-      buf = Arrays.copyOf(buf, Math.max(needBytes, buf.length + (buf.length >> 1) + 8));
+    int pos = bitLen;
+    int end = pos + n;
+    if ((end + 7) >>> 3 > buf.length) {
+      buf = Arrays.copyOf(buf, Math.max((end + 7) >>> 3, buf.length + (buf.length >> 1) + 8));
     }
-    while (n > 0) {
-      int free = 8 - (bitLen & 7);
-      int take = Math.min(free, n);
-      int chunk = (int) ((v >>> (n - take)) & ((1 << take) - 1));
-      buf[bitLen >>> 3] |= (byte) (chunk << (free - take));
-      bitLen += take;
-      n -= take;
+    if (n < 64) {
+      v &= (1L << n) - 1;
     }
+    // Whole bytes after the first partial one, not one store per partial byte of the old loop:
+    // the XOR payloads of 20-50 bits were the most of this method's time.
+    byte[] b = buf;
+    int i = pos >>> 3;
+    int room = 8 - (pos & 7);
+    if (n <= room) {
+      b[i] |= (byte) (v << (room - n));
+    } else {
+      n -= room;
+      b[i++] |= (byte) (v >>> n);
+      while (n >= 8) {
+        n -= 8;
+        b[i++] = (byte) (v >>> n);
+      }
+      if (n > 0) {
+        b[i] = (byte) (v << (8 - n));
+      }
+    }
+    bitLen = end;
   }
 
   /** Sequential decoder of the stream. */
@@ -512,14 +527,22 @@ final class HeadBuffer {
     }
 
     private long readBits(int n) {
-      long v = 0;
-      while (n > 0) {
-        int avail = 8 - (pos & 7);
-        int take = Math.min(avail, n);
-        int b = (buf[pos >>> 3] >>> (avail - take)) & ((1 << take) - 1);
-        v = (v << take) | b;
-        pos += take;
-        n -= take;
+      byte[] b = buf;
+      int p = pos;
+      pos = p + n;
+      int i = p >>> 3;
+      int avail = 8 - (p & 7);
+      long v = b[i] & ((1 << avail) - 1);
+      if (n <= avail) {
+        return v >>> (avail - n);
+      }
+      n -= avail;
+      while (n >= 8) {
+        v = (v << 8) | (b[++i] & 0xff);
+        n -= 8;
+      }
+      if (n > 0) {
+        v = (v << n) | ((b[i + 1] & 0xff) >>> (8 - n));
       }
       return v;
     }
