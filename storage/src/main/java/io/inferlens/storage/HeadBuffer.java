@@ -174,25 +174,7 @@ final class HeadBuffer {
     int keep = size() - n;
     long[] ts = new long[keep];
     long[] bits = new long[keep];
-    Reader r = new Reader();
-    int s = 0;
-    int k = 0;
-    for (int i = 0; i < streamSize; i++) {
-      r.next();
-      if (i < n) {
-        continue;
-      }
-      while (s < sideSize() && side.ts[s] < r.ts) {
-        ts[k] = side.ts[s];
-        bits[k++] = side.bits[s++];
-      }
-      ts[k] = r.ts;
-      bits[k++] = r.bits;
-    }
-    while (s < sideSize()) {
-      ts[k] = side.ts[s];
-      bits[k++] = side.bits[s++];
-    }
+    mergeInto(n, ts, bits);
     clear();
     for (int i = 0; i < keep; i++) {
       append(ts[i], bits[i]); // ascending and distinct: all into the stream
@@ -342,11 +324,24 @@ final class HeadBuffer {
    * @return {@link #size()}
    */
   int decodeInto(long[] ts, long[] bits) {
+    return mergeInto(0, ts, bits);
+  }
+
+  /**
+   * The stream without its first {@code skip} samples, merged with the whole side buffer, in
+   * timestamp order (the side buffer holds no timestamp of the stream).
+   *
+   * @return the number of samples written
+   */
+  private int mergeInto(int skip, long[] ts, long[] bits) {
     Reader r = new Reader();
     int s = 0;
     int n = 0;
     for (int i = 0; i < streamSize; i++) {
       r.next();
+      if (i < skip) {
+        continue;
+      }
       while (s < sideSize() && side.ts[s] < r.ts) {
         ts[n] = side.ts[s];
         bits[n++] = side.bits[s++];
