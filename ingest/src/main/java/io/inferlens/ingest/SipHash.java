@@ -13,9 +13,9 @@ import java.nio.ByteOrder;
  * <p>Two round counts: {@link #hash128x24 SipHash-2-4}, the paper's recommended conservative
  * choice, checked against the reference implementation's official vectors; and
  * {@link #hash128x13 SipHash-1-3} (one compression round per 8-byte word, three finalization
- * rounds), the same function with fewer rounds (its rounds written out), which Rust's standard hash maps and Python's string
- * hashing use against hash flooding, about half the work per word. Both have the same 128-bit
- * key and output conventions.
+ * rounds), the same function with fewer rounds (its rounds written out), which Rust's standard
+ * hash maps and Python's string hashing use against hash flooding, about half the work per word.
+ * Both have the same 128-bit key and output conventions.
  *
  * <p>Keys and outputs are little-endian: key bytes 0–7 are {@code k0}, bytes 8–15 {@code k1};
  * output bytes 0–7 are {@code out[0]}, bytes 8–15 {@code out[1]}, as the reference
@@ -49,8 +49,8 @@ final class SipHash {
    * SipHash-1-3, 128-bit output; parameters as {@link #hash128x24}. The same function as
    * {@link #hash128}{@code (1, 3, ...)}, with its rounds written out: under the README's C2
    * inlining limits the generic method is compiled on its own and runs its round loops with a
-   * counter, which made this, the label-set cache's hash, about a third slower per word
-   * (ManySeriesDecodeBenchmark, docs/BENCHMARKS.md, eighth pass).
+   * counter, which made this, the label-set cache's hash, take about 40 % longer (SipHashBenchmark,
+   * 318-byte key: 116 against 83 ns; docs/BENCHMARKS.md, eighth pass).
    *
    * @param k0 key bytes 0–7, little-endian
    * @param k1 key bytes 8–15, little-endian

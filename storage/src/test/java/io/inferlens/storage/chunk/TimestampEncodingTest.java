@@ -19,7 +19,8 @@ class TimestampEncodingTest {
       int distinct = 1 + random.nextInt(4);
       long majorityBias = random.nextInt(3); // 0: uniform, else skewed towards 15000
       for (int i = 0; i < a.length; i++) {
-        a[i] = majorityBias > 0 && random.nextInt(4) != 0 ? 15_000 : 14_990 + random.nextInt(distinct);
+        boolean skewed = majorityBias > 0 && random.nextInt(4) != 0;
+        a[i] = skewed ? 15_000 : 14_990 + random.nextInt(distinct);
       }
       long[] sorted = Arrays.copyOfRange(a, from, to);
       Arrays.sort(sorted);
