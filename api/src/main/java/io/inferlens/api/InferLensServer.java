@@ -36,6 +36,19 @@ public final class InferLensServer implements AutoCloseable {
   /** How often retention runs; one hour bounds how long expired samples linger. */
   private static final long RETENTION_PERIOD_MS = 3_600_000L;
 
+  /**
+   * Event-loop threads of the HTTP server: half the cores, at least one (Armeria's default is
+   * twice the cores). The event loops only read bodies and write responses; decoding and appends
+   * run on {@link WriteService}'s pool. Fewer event loops wake less often and each one stays
+   * warm: on the 2-core bench, {@code s2k-2880} used 1.6-2.4 instead of 2.4-3.4 CPU-s in the
+   * event loops (docs/BENCHMARKS.md, ninth pass). The server owns the group and shuts it down.
+   *
+   * @return the number of event-loop threads, at least 1
+   */
+  static int eventLoops() {
+    return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+  }
+
   private final ServerConfig config;
   private final Clock clock;
   private final TimeSeriesStore store;
@@ -85,7 +98,7 @@ public final class InferLensServer implements AutoCloseable {
   public static InferLensServer start(ServerConfig config, Clock clock) throws StorageException {
     InferLensServer s = new InferLensServer(config, clock);
     try {
-      ServerBuilder sb = Server.builder().http(config.listen());
+      ServerBuilder sb = Server.builder().http(config.listen()).workerGroup(eventLoops());
       s.configureServices(sb);
       s.server = sb.build();
       s.server.start().join();
