@@ -183,6 +183,15 @@ public final class InferLensServer implements AutoCloseable {
     return server.activeLocalPort();
   }
 
+  /** @return the event-loop threads the HTTP server runs on ({@link #eventLoops()} of them) */
+  int eventLoopCount() {
+    int n = 0;
+    for (io.netty.util.concurrent.EventExecutor ignored : server.config().workerGroup()) {
+      n++;
+    }
+    return n;
+  }
+
   /** @return the local address the server listens on */
   public InetSocketAddress address() {
     return server.activePort().localAddress();

@@ -136,6 +136,13 @@ class WriteEndpointTest {
   }
 
   @Test
+  void theServerRunsOnOneEventLoopPerTwoCores() {
+    int cores = Runtime.getRuntime().availableProcessors();
+    assertThat(server.eventLoopCount()).isEqualTo(InferLensServer.eventLoops())
+        .isEqualTo(Math.max(1, cores / 2));
+  }
+
+  @Test
   void remoteWrite2IsRefusedAndNothingIsStored() {
     post(base.resolve("/api/v1/write"), snappy(request(series(labels("__name__", "rw2_only"), NOW,
         1))), Requests.RW2_CONTENT_TYPE, "snappy");
