@@ -17,7 +17,9 @@ PORT=$((20000 + RANDOM % 10000)); STORE=$WORK/store
 env MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 java -Xmx160m -Xmn32m -Xms64m \
   -XX:MinHeapFreeRatio=20 -XX:MaxHeapFreeRatio=40 -XX:+UseSerialGC \
   -XX:MaxInlineLevel=4 -XX:InlineSmallCode=500 -XX:FreqInlineSize=50 -XX:MaxInlineSize=20 \
-  -XX:-UseProfiledLoopPredicate "$@" -jar "$JAR" serve --listen 127.0.0.1:$PORT \
+  -XX:-UseProfiledLoopPredicate -XX:+UnlockDiagnosticVMOptions \
+  -XX:CompilerDirectivesFile="$(cd "$(dirname "$0")/.." && pwd)/api/jit-directives.json" -XX:CompileCommand=quiet \
+  "$@" -jar "$JAR" serve --listen 127.0.0.1:$PORT \
   --data-dir "$STORE" --no-analysis-warmup > "$WORK/rx.log" 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
