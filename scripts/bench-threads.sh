@@ -9,7 +9,8 @@
 # each kind of thread above 0.15 CPU-s. Results go to $RESULTS (default /tmp/rwbench-results/threads.jsonl).
 set -euo pipefail
 BENCH=$(cd "$1" && pwd); DS=$2; TAG=$3; shift 3
-JAR=${JAR:-$(cd "$(dirname "$0")/.." && pwd)/api/target/inferlens.jar}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+JAR=${JAR:-$ROOT/api/target/inferlens.jar}
 RESULTS=${RESULTS:-/tmp/rwbench-results/threads.jsonl}
 mkdir -p "$(dirname "$RESULTS")"
 WORK=$(mktemp -d /tmp/inferlens-threads.XXXXXX)
@@ -18,7 +19,7 @@ env MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 java -Xmx160m -Xmn32m -Xms6
   -XX:MinHeapFreeRatio=20 -XX:MaxHeapFreeRatio=40 -XX:+UseSerialGC \
   -XX:MaxInlineLevel=4 -XX:InlineSmallCode=500 -XX:FreqInlineSize=50 -XX:MaxInlineSize=20 \
   -XX:-UseProfiledLoopPredicate -XX:+UnlockDiagnosticVMOptions \
-  -XX:CompilerDirectivesFile="$(cd "$(dirname "$0")/.." && pwd)/api/jit-directives.json" -XX:CompileCommand=quiet \
+  -XX:CompilerDirectivesFile="$ROOT/api/jit-directives.json" -XX:CompileCommandFile="$ROOT/api/jit-commands.txt" \
   "$@" -jar "$JAR" serve --listen 127.0.0.1:$PORT \
   --data-dir "$STORE" --no-analysis-warmup > "$WORK/rx.log" 2>&1 &
 PID=$!
