@@ -1,5 +1,5 @@
 #!/bin/bash
-# One run of InferLens on the remote-write bench with the README's heavy-ingest command, and the
+# One run of InferLens on the remote-write bench with the README's command (the launcher api/target/inferlens), and the
 # CPU-s each kind of thread used between "ready" and the last acknowledged request (from
 # /proc/PID/task/*/stat; thread names with digits folded, "C1/C2 CompilerThread0" -> "C# ...").
 #
@@ -15,12 +15,7 @@ RESULTS=${RESULTS:-/tmp/rwbench-results/threads.jsonl}
 mkdir -p "$(dirname "$RESULTS")"
 WORK=$(mktemp -d /tmp/inferlens-threads.XXXXXX)
 PORT=$((20000 + RANDOM % 10000)); STORE=$WORK/store
-env MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 java -Xmx160m -Xmn32m -Xms64m \
-  -XX:MinHeapFreeRatio=20 -XX:MaxHeapFreeRatio=40 -XX:+UseSerialGC \
-  -XX:MaxInlineLevel=4 -XX:InlineSmallCode=500 -XX:FreqInlineSize=50 -XX:MaxInlineSize=20 \
-  -XX:-UseProfiledLoopPredicate -XX:+UnlockDiagnosticVMOptions \
-  -XX:CompilerDirectivesFile="$ROOT/api/jit-directives.json" -XX:CompileCommandFile="$ROOT/api/jit-commands.txt" \
-  "$@" -jar "$JAR" serve --listen 127.0.0.1:$PORT \
+INFERLENS_JAR=$JAR INFERLENS_JAVA_OPTS="$*" "$ROOT/api/target/inferlens" serve --listen 127.0.0.1:$PORT \
   --data-dir "$STORE" --no-analysis-warmup > "$WORK/rx.log" 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
