@@ -3,7 +3,8 @@
 # as the "one head buffer per series" and earlier passes of docs/BENCHMARKS.md were measured.
 #
 # usage: scripts/bench-ab.sh BENCH_DIR DATASET ROUNDS 'VARIANT' ['VARIANT' ...]
-#   BENCH_DIR  a copy of ../shared/bench (rw-bench.sh, its data sets)
+#   BENCH_DIR  the remote-write benchmark harness (rw-bench.sh, its data sets; not part of this
+#              repository, see docs/BENCHMARKS.md, "The harness")
 #   DATASET    e.g. /tmp/rwbench-data/s100k-240
 #   VARIANT    the receiver command with {PORT} and {STORE} placeholders, e.g.
 #              'env MALLOC_ARENA_MAX=2 java -Xmx160m -jar api/target/inferlens.jar serve

@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Dump the bench workload's per-series streams for the chunk cost report (ChunkCostReport).
 
-Uses /work/shared/bench/gen_workload.py (BENCH_DIR to override) exactly as its main() does --
+Uses gen_workload.py of the remote-write benchmark harness (the directory in BENCH_DIR; see
+docs/BENCHMARKS.md, "The harness") exactly as its main() does --
 same Instance seeds, same scrape offsets, same jitter draws in the same order -- so the streams
 are the samples of the data set `gen_workload.py --series S --samples N` would send, without the
 remote-write encoding. Needs /usr/bin/python3 with python3-snappy (imported by gen_workload).
 
-usage: scripts/bench-series-dump.py --series 2000 --samples 2880 --out /tmp/chunkbench/s2k-2880.bin
+usage: BENCH_DIR=... scripts/bench-series-dump.py --series 2000 --samples 2880 --out /tmp/chunkbench/s2k-2880.bin
 
 Output, all big-endian:
   magic "ILSD" u32(version 1) u32(series) u32(samples per series)
@@ -19,7 +20,9 @@ import random
 import struct
 import sys
 
-BENCH = os.environ.get("BENCH_DIR", "/work/shared/bench")
+BENCH = os.environ.get("BENCH_DIR")
+if not BENCH:
+    sys.exit("BENCH_DIR must name the remote-write benchmark harness (docs/BENCHMARKS.md)")
 sys.path.insert(0, BENCH)
 sys.path.insert(0, os.path.join(BENCH, "tools"))
 import gen_workload as g  # noqa: E402

@@ -4,7 +4,8 @@
 # /proc/PID/task/*/stat; thread names with digits folded, "C1/C2 CompilerThread0" -> "C# ...").
 #
 # usage: scripts/bench-threads.sh BENCH_DIR DATASET TAG [extra JVM options...]
-#   BENCH_DIR  a copy of ../shared/bench;  DATASET e.g. /tmp/rwbench-data/s2k-2880
+#   BENCH_DIR  the remote-write benchmark harness (docs/BENCHMARKS.md, "The harness")
+#   DATASET    e.g. /tmp/rwbench-data/s2k-2880
 # Prints: TAG, CPU-s per 1M samples (ingest), the sender's CPU-s, samples/s, then kind=CPU-s for
 # each kind of thread above 0.15 CPU-s. Results go to $RESULTS (default /tmp/rwbench-results/threads.jsonl).
 set -euo pipefail

@@ -22,7 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The analysis REST API (DESIGN.md section 4), JSON in the Prometheus envelope:
+ * The analysis REST API (docs/DESIGN.md section 4), JSON in the Prometheus envelope:
  *
  * <ul>
  *   <li>{@code GET /api/v1/diagnoses?start=&end=&match[]=} → {@code {"diagnoses":[…]}}, times RFC

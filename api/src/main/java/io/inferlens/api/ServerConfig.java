@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * @param dataDir the data directory holding the RocksDB store
  * @param retentionMs how long samples are kept, in milliseconds (default 30 days)
  * @param maxRequestBytes cap on a remote-write body, compressed and decoded, in bytes
- *     (default 32 MiB, DESIGN.md section 2)
+ *     (default 32 MiB, docs/DESIGN.md section 2)
  * @param maxFutureMs how far ahead of the server clock a sample timestamp may be, in milliseconds
  *     (default 10 minutes)
  * @param walSync fsync RocksDB's WAL before acknowledging a write; without it an acknowledged

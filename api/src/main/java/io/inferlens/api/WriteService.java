@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * request is durable (or was an idempotent duplicate, or the request carried none); 400 when
  * any series or sample was refused — the valid ones are stored all the same, and the body names
  * the first refused series; 413/415 for size and media-type errors; 503 only when the store
- * failed, so the sender retries (DESIGN.md section 2).
+ * failed, so the sender retries (docs/DESIGN.md section 2).
  *
  * <p>The body is aggregated by Armeria under the server's {@code maxRequestLength} (413 past it);
  * decoding and the RocksDB write run on this service's own pool of {@link #threads()} threads,

@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.xerial.snappy.SnappyFramedOutputStream;
 
 /**
- * Every remote-write rule of DESIGN.md section 2 through the real HTTP endpoint, a real Armeria
+ * Every remote-write rule of docs/DESIGN.md section 2 through the real HTTP endpoint, a real Armeria
  * server on a loopback port and a real RocksDB store in a temporary directory.
  */
 class WriteEndpointTest {

@@ -12,7 +12,7 @@ import java.util.Map;
  * samples are refused (counted under {@code native_histogram}) while the float samples of the same
  * series stay valid. A sample whose timestamp is outside the accepted range (older than the
  * retention horizon, too far in the future) is refused alone, and its series keeps its other
- * samples in {@link #valid()}. Everything valid should be stored (DESIGN.md §2); the request as a
+ * samples in {@link #valid()}. Everything valid should be stored (docs/DESIGN.md §2); the request as a
  * whole then answers 400.
  *
  * @param valid series to append, with canonical label sets and at least one sample each; the

@@ -16,7 +16,7 @@ import java.util.Objects;
  * 5xx (retry), {@link WriteOutcome#ok()} false to 400, true to 204.
  *
  * <p>Source: Prometheus remote write 1.0 specification
- * (https://prometheus.io/docs/specs/remote_write_spec/) and DESIGN.md §2.
+ * (https://prometheus.io/docs/specs/remote_write_spec/) and docs/DESIGN.md §2.
  *
  * <p>Thread safety: thread safe. Decoders are not, so each thread gets its own through a
  * {@link ThreadLocal}: requests run on a bounded blocking-task pool, so the number of decoders is

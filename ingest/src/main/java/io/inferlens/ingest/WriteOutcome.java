@@ -7,7 +7,7 @@ import java.util.Map;
  *
  * <p>{@code ok == false} means the request must be answered 400 (do not retry) with
  * {@code errorMessage}; the valid series of the same request are nevertheless already durable
- * (DESIGN.md §2). {@code ok == true} means 2xx: every sample was appended or was an exact
+ * (docs/DESIGN.md §2). {@code ok == true} means 2xx: every sample was appended or was an exact
  * duplicate.
  *
  * @param ok whether no series or sample was rejected

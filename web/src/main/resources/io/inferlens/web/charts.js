@@ -64,7 +64,7 @@ export function sma(values, n = 10) {
   return out;
 }
 
-/** Exponential moving average, α = 2/(n+1) (DESIGN.md section 3); nulls stay null. */
+/** Exponential moving average, α = 2/(n+1) (docs/DESIGN.md section 3); nulls stay null. */
 export function ema(values, n = 10) {
   const a = 2 / (n + 1);
   const out = new Array(values.length).fill(null);

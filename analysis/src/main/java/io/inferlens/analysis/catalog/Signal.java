@@ -2,7 +2,7 @@ package io.inferlens.analysis.catalog;
 
 /**
  * The logical signals InferLens diagnoses from, independent of the serving stack that exposes them
- * (DESIGN.md §3). Each maps, through the {@link SignalCatalog}, to an ordered list of concrete
+ * (docs/DESIGN.md §3). Each maps, through the {@link SignalCatalog}, to an ordered list of concrete
  * {@link MetricSource}s. The unit is that of the value the analysis engine derives from a source
  * after applying its {@link MetricSource#scale() scale}.
  */

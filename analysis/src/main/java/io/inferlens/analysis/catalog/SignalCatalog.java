@@ -17,7 +17,7 @@ import java.util.Map;
  * it across serving stacks and versions, plus the {@link Stack}s those sources belong to.
  *
  * <p>The built-in catalog is the resource {@code io/inferlens/analysis/catalog/signals.json}. Its
- * names follow the fixture files and {@code /work/shared/fixtures/README.md} (vLLM 0.6 V0,
+ * names follow the fixture files and {@code fixtures/README.md} of the repository (vLLM 0.6 V0,
  * 0.10 and 0.13 V1, SGLang, TGI, Triton/TensorRT-LLM, llama.cpp, dcgm-exporter, kafka_exporter);
  * the vLLM names follow {@code vllm/engine/metrics.py} (V0) and {@code vllm/v1/metrics/loggers.py}
  * (V1); the V0 spellings {@code gpu_cache_usage_perc} and {@code time_per_output_token_seconds} are

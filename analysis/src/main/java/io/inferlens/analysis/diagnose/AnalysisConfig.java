@@ -4,7 +4,7 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * Tunables of the analysis engine, with the defaults of DESIGN.md section 3. All durations are in
+ * Tunables of the analysis engine, with the defaults of docs/DESIGN.md section 3. All durations are in
  * milliseconds.
  *
  * @param stepMs evaluation step (default 15 s)

@@ -3,7 +3,7 @@ package io.inferlens.analysis.diagnose;
 import java.util.List;
 
 /**
- * The stable cause codes of DESIGN.md section 3, each with the recommendations an operator of
+ * The stable cause codes of docs/DESIGN.md section 3, each with the recommendations an operator of
  * vLLM/SGLang/TGI can act on (vLLM engine arguments such as {@code --max-num-seqs},
  * {@code --max-model-len}, {@code --kv-cache-dtype fp8}, {@code --enable-prefix-caching},
  * {@code --enable-chunked-prefill}).

@@ -14,7 +14,7 @@ import java.util.Map;
  * baselines along time, flags each step layer by layer (latency → queue → resource), classifies
  * it, and keeps the periods whose condition held for {@link AnalysisConfig#forMs()}.
  *
- * <p>Rules (DESIGN.md section 3):
+ * <p>Rules (docs/DESIGN.md section 3):
  *
  * <ul>
  *   <li>Thresholds: an SLO when configured; else {@code headroom × P95} of the smoothed indicator

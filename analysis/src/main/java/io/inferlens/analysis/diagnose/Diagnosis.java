@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A diagnosed period of one target (DESIGN.md section 4).
+ * A diagnosed period of one target (docs/DESIGN.md section 4).
  *
  * @param id stable for the same target, cause and start: {@code target-id/cause/startMs}
  * @param cause the cause code

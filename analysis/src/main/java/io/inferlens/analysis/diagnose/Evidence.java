@@ -1,7 +1,7 @@
 package io.inferlens.analysis.diagnose;
 
 /**
- * One measured fact behind a verdict (DESIGN.md section 4, {@code chain[].evidence[]}).
+ * One measured fact behind a verdict (docs/DESIGN.md section 4, {@code chain[].evidence[]}).
  *
  * @param signal indicator name such as {@code e2e_p95}
  * @param value mean of the (smoothed) indicator over the diagnosed period, in {@code unit}

@@ -1,7 +1,7 @@
 package io.inferlens.analysis.smoothing;
 
 /**
- * Moving averages over evaluated step values (DESIGN.md §3: "SMA over the last N points; EMA with
+ * Moving averages over evaluated step values (docs/DESIGN.md §3: "SMA over the last N points; EMA with
  * {@code α = 2/(N+1)}"). Inputs are values at consecutive steps, NaN meaning "no value at this
  * step"; outputs are fresh arrays of the same length, NaN where nothing is known yet.
  *

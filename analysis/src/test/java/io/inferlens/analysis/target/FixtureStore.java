@@ -10,8 +10,8 @@ import io.inferlens.storage.StorageException;
 import io.inferlens.storage.StoreOptions;
 import io.inferlens.storage.TimeSeriesStore;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -23,7 +23,7 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
- * Test helper: opens a real RocksDB store and ingests the shared fixture files as a Prometheus
+ * Test helper: opens a real RocksDB store and ingests the fixture files as a Prometheus
  * server would scrape them — several scrapes {@link #SCRAPE_INTERVAL_MS} apart, {@code job} and
  * {@code instance} target labels added (an exposed {@code job}/{@code instance} becomes
  * {@code exported_job}/{@code exported_instance}, honor_labels=false), counters and histogram
@@ -53,26 +53,24 @@ final class FixtureStore {
   }
 
   /**
-   * The shared fixtures directory: {@code ../shared/fixtures} next to the repository root, the
-   * first directory upwards from the working directory whose {@code pom.xml} declares
-   * {@code <modules>}.
+   * A fixture file's text, from the test classpath: the files of {@code fixtures/} at the
+   * repository root (see {@code fixtures/README.md}), which the parent {@code pom.xml} puts on every
+   * module's test classpath under {@code fixtures/}.
+   *
+   * @param file a file name such as {@code vllm-0.13-v1.prom}
+   * @return its text
    */
-  static Path fixturesDir() {
-    Path dir = Path.of("").toAbsolutePath();
-    for (Path p = dir; p != null; p = p.getParent()) {
-      Path pom = p.resolve("pom.xml");
-      try {
-        if (Files.isRegularFile(pom) && Files.readString(pom).contains("<modules>")) {
-          Path fixtures = p.resolve("../shared/fixtures").normalize();
-          if (Files.isDirectory(fixtures)) {
-            return fixtures;
-          }
-        }
-      } catch (IOException e) {
-        throw new IllegalStateException("reading " + pom, e);
+  static String read(String file) {
+    String resource = "/fixtures/" + file;
+    try (InputStream in = FixtureStore.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("fixture " + resource + " is not on the test classpath"
+            + " (fixtures/ at the repository root, added as a test resource by the parent pom.xml)");
       }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("reading fixture " + resource, e);
     }
-    throw new IllegalStateException("no ../shared/fixtures beside a parent pom above " + dir);
   }
 
   /** Ingests a fixture file with the given target labels, starting at {@link #T0_MS}. */
@@ -85,7 +83,7 @@ final class FixtureStore {
    * Ingests {@link #SCRAPES} scrapes of a fixture file.
    *
    * @param store the store
-   * @param file a file name in {@link #fixturesDir()}
+   * @param file a fixture file name (see {@link #read(String)})
    * @param job the {@code job} label
    * @param instance the {@code instance} label
    * @param t0Ms time of the first scrape, milliseconds
@@ -93,12 +91,7 @@ final class FixtureStore {
    */
   static void ingest(TimeSeriesStore store, String file, String job, String instance, long t0Ms,
       UnaryOperator<Map<String, String>> relabel) throws StorageException {
-    String text;
-    try {
-      text = Files.readString(fixturesDir().resolve(file), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalStateException("reading fixture " + file, e);
-    }
+    String text = read(file);
     List<Sample> samples = ExpositionParser.parse(text);
     List<SeriesWrite> writes = new ArrayList<>();
     for (Sample s : samples) {

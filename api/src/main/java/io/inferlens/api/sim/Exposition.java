@@ -6,7 +6,7 @@ import java.util.Locale;
 
 /**
  * Renders a {@link SimulationModel} as Prometheus text exposition (format 0.0.4) in the exact shape
- * of the fixtures in {@code /work/shared/fixtures}: vLLM 0.13 V1 ({@code vllm-0.13-v1.prom}: family
+ * of the repository's fixtures ({@code fixtures/}): vLLM 0.13 V1 ({@code vllm-0.13-v1.prom}: family
  * order, HELP texts, {@code engine}/{@code model_name} label order with {@code le} and
  * {@code finished_reason} sorted in, V1 bucket boundaries, {@code _created} gauges after each
  * counter and histogram, prometheus_client number format), dcgm-exporter 4.x

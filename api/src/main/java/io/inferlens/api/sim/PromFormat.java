@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * Number and label formatting of the Prometheus text exposition format (0.0.4), as the exporters
  * that the simulator imitates write it. The formats follow
- * {@code /work/shared/fixtures/tools/fixturelib.py}:
+ * {@code fixtures/tools/fixturelib.py} in the repository:
  * {@link #pyFloat} is prometheus_client's {@code floatToGoString} (vLLM), {@link #goFloat} is
  * client_golang's {@code strconv.FormatFloat(f, 'g', -1, 64)} (kafka_exporter).
  */

@@ -1,11 +1,8 @@
 package io.inferlens.api.sim;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -15,7 +12,10 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads the shared exposition fixtures and parses exposition text just enough for shape checks. */
+/**
+ * Reads the exposition fixtures of {@code fixtures/} and parses exposition text just enough for
+ * shape checks.
+ */
 final class Fixtures {
 
   private static final Pattern SAMPLE =
@@ -25,12 +25,20 @@ final class Fixtures {
 
   private Fixtures() {}
 
-  /** The fixture file; skips the test (with a reason) where the shared fixtures are absent. */
+  /**
+   * A fixture file's text, from the test classpath: {@code fixtures/} at the repository root (see
+   * {@code fixtures/README.md}) is on every module's test classpath under {@code fixtures/} (parent
+   * {@code pom.xml}), so this works in whichever module the test lives.
+   */
   static String read(String name) throws IOException {
-    Path dir = Path.of(System.getProperty("inferlens.fixtures", "/work/shared/fixtures"));
-    Path file = dir.resolve(name);
-    assumeTrue(Files.isRegularFile(file), "fixture " + file + " not present");
-    return Files.readString(file, StandardCharsets.UTF_8);
+    String resource = "/fixtures/" + name;
+    try (InputStream in = Fixtures.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException("fixture " + resource + " is not on the test classpath"
+            + " (fixtures/ at the repository root, added as a test resource by the parent pom.xml)");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   /** One sample line. */

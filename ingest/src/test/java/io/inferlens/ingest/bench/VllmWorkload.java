@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * A remote write request shaped like the LLM-serving workload of
- * /work/shared/bench/gen_workload.py: per instance (one vLLM pod with 4 GPUs) 132 vLLM series
+ * A remote write request shaped like the LLM-serving workload of the benchmark harness's
+ * gen_workload.py (docs/BENCHMARKS.md, "The harness"): per instance (one vLLM pod with 4 GPUs)
+ * 132 vLLM series
  * (6 classic histograms with {@code le} buckets, {@code _sum}, {@code _count}; 7 gauges; an info
  * metric; 7 counters) and 68 DCGM exporter series (17 fields x 4 GPUs), labels sorted as
  * Prometheus sends them, one sample per series on a 15 s scrape grid, as cut by Prometheus'

@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * A Java port of the value evolution of /work/shared/bench/gen_workload.py ({@code
- * Instance.step}), so that the chunk cost bound test runs without Python or a data set. Same
+ * A Java port of the value evolution of the benchmark harness's gen_workload.py ({@code
+ * Instance.step}; docs/BENCHMARKS.md, "The harness"), so that the chunk cost bound test runs
+ * without Python or a data set. Same
  * series (per instance: 6 vLLM histograms with 15-18 buckets + {@code +Inf}, {@code _sum}, {@code
  * _count}; 7 gauges; the info metric; 7 counters; 17 DCGM fields x 4 GPUs = 200 series), same
  * formulas, 15 s scrapes with a per-target phase and 15 % of scrapes off the grid by up to ±25 ms.

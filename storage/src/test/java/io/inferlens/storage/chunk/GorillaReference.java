@@ -3,8 +3,9 @@ package io.inferlens.storage.chunk;
 /**
  * Reference for comparison only: the size of Prometheus' XOR chunk ({@code tsdb/chunkenc/xor.go},
  * after Pelkonen et al., "Gorilla", VLDB 2015) for one block, with the bucket rules that
- * /work/shared/bench/tools/gorilla_cost.py uses (which matched Prometheus' measured chunk bytes
- * within 2.5 %): first timestamp as a zigzag varint, first delta as a varint, then delta-of-delta
+ * tools/gorilla_cost.py of the benchmark harness uses (docs/BENCHMARKS.md, "The harness"; it
+ * matched Prometheus' measured chunk bytes within 2.5 %): first timestamp as a zigzag varint,
+ * first delta as a varint, then delta-of-delta
  * in 1/16/20/24/68-bit buckets; first value 64 bits, then XOR with 1 ("same"), 2 + meaningful bits
  * (window reused) or 2 + 5 + 6 + meaningful bits (new window, leading zeros capped at 31). Chunk
  * headers are not counted, as in gorilla_cost.py.
