@@ -50,7 +50,7 @@ final class SeriesRef {
    * This series' samples in the append call running now, null outside one; only read and written
    * under the store's append lock.
    */
-  TimeSeriesStore.Pending pending;
+  HeadAppender.Pending pending;
 
   /** The index this ref was added to; null before. */
   volatile SeriesIndex owner;
