@@ -8,10 +8,6 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.rocksdb.RocksDBException;
 
 /**
@@ -79,9 +75,6 @@ public final class TimeSeriesStore
    */
   public static final long IDLE_FLUSH_MIN_SAMPLES = 50_000;
 
-  /** How often the background thread checks for head age, idleness, closed windows: 5 s. */
-  private static final long BACKGROUND_PERIOD_MS = 5_000;
-
   /**
    * Timestamps beyond ±2^62 ms (about ±146 million years) are refused, so that window and
    * partition arithmetic never overflows; read ranges are clamped to it.
@@ -111,24 +104,19 @@ public final class TimeSeriesStore
   private final RollupQuerier rollups;
   private final Retention retention;
   private final StoreMaintenance maintenance;
-  private final ScheduledExecutorService background;
-  /** The queued or running background flush; guarded by the append lock. */
-  private Future<?> pendingFlush;
+  /** The background thread; package-private so tests run its tick with a fake clock. */
+  final StoreBackground background;
 
   private TimeSeriesStore(StoreOptions options, Clock clock, RocksHandles rocks) {
     this.core = new StoreCore(options, clock, rocks);
     this.flusher = new HeadFlusher(core);
-    this.appender = new HeadAppender(core, this::requestFlush);
+    this.maintenance = new StoreMaintenance(core);
     this.finalizer = new WindowFinalizer(core);
+    this.background = new StoreBackground(core, flusher, finalizer, maintenance);
+    this.appender = new HeadAppender(core, background);
     this.chunks = new ChunkQuerier(core);
     this.rollups = new RollupQuerier(core, chunks);
     this.retention = new Retention(core);
-    this.maintenance = new StoreMaintenance(core);
-    this.background = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "inferlens-store-background");
-      t.setDaemon(true);
-      return t;
-    });
   }
 
   /**
@@ -185,11 +173,11 @@ public final class TimeSeriesStore
     try {
       new HeadReplay(store.core).load();
     } catch (StorageException | RuntimeException e) {
-      store.background.shutdownNow();
+      store.background.shutdown();
       rocks.close();
       throw e;
     } catch (RocksDBException e) {
-      store.background.shutdownNow();
+      store.background.shutdown();
       rocks.close();
       throw new StorageException("cannot read the index in " + dir + ": " + e.getMessage(), e);
     }
@@ -198,8 +186,7 @@ public final class TimeSeriesStore
         + " replayed from the head log, {4} partitions", dir,
         (System.nanoTime() - startNs) / 1_000_000, store.core.index.size(),
         store.core.headSamples, rocks.allPartitions().size());
-    store.background.scheduleWithFixedDelay(store::backgroundTick, BACKGROUND_PERIOD_MS,
-        BACKGROUND_PERIOD_MS, TimeUnit.MILLISECONDS);
+    store.background.start();
     return store;
   }
 
@@ -213,63 +200,6 @@ public final class TimeSeriesStore
     return this;
   }
 
-  /** Schedules a head flush unless one is already queued; under the append lock. */
-  private Future<?> requestFlush() {
-    core.locks.append.assertHeld();
-    if (pendingFlush == null || pendingFlush.isDone()) {
-      try {
-        pendingFlush = background.submit(() -> {
-          try {
-            flusher.flushHead();
-          } catch (StorageException e) {
-            LOG.log(System.Logger.Level.ERROR, "head flush failed; the head log keeps the"
-                + " samples and the next flush retries", e);
-          }
-        });
-      } catch (java.util.concurrent.RejectedExecutionException closing) {
-        // close() stopped the background thread: the head log keeps the samples for next open.
-        return java.util.concurrent.CompletableFuture.completedFuture(null);
-      }
-    }
-    return pendingFlush;
-  }
-
-  /**
-   * The periodic background work (every 5 s; tests call it directly with a fake clock): flush a
-   * head that is old or idle, then finalize closed windows. When idle, windows are closed by the
-   * clock too, not only by the newest sample, so the last windows of a burst get finalized.
-   */
-  void backgroundTick() {
-    try {
-      if (core.closed) {
-        return;
-      }
-      boolean old;
-      boolean idle;
-      core.locks.append.lock();
-      try {
-        long now = core.clock.millis();
-        old = core.headSamples > 0 && now - core.headSinceMs >= HEAD_MAX_AGE_MS;
-        idle = core.headSamples >= IDLE_FLUSH_MIN_SAMPLES
-            && now - core.lastAppendMs >= IDLE_FLUSH_MS;
-      } finally {
-        core.locks.append.unlock();
-      }
-      if (old || idle) {
-        flusher.flushHead();
-      }
-      if (idle) {
-        // The WAL files holding the log records are freed only once every memtable written with
-        // them is flushed; then the log's range delete is compacted away.
-        maintenance.flushMemtables();
-        flusher.compactTruncatedLog(Long.MAX_VALUE);
-      }
-      long now = core.clock.millis();
-      finalizer.finalizeWindows(false, now - core.lastAppendMs >= IDLE_FLUSH_MS);
-    } catch (StorageException | RuntimeException e) {
-      LOG.log(System.Logger.Level.ERROR, "background head flush or finalization failed", e);
-    }
-  }
 
   /** {@inheritDoc} See {@link HeadAppender#append}. */
   @Override
@@ -423,14 +353,6 @@ public final class TimeSeriesStore
   @Override
   public void close() {
     background.shutdown();
-    try {
-      if (!background.awaitTermination(60, TimeUnit.SECONDS)) {
-        background.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      background.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
     core.locks.lifecycle.writeLock().lock();
     try {
       if (core.closed) {

@@ -40,11 +40,11 @@ class IdleFlushTest extends StoreTestBase {
       assertThat(store.headSampleCount()).isEqualTo(total);
       long logBytes = store.bytesByKind().get(Keys.CF_HEAD_LOG);
 
-      store.backgroundTick(); // not idle yet: nothing moves
+      store.background.backgroundTick(); // not idle yet: nothing moves
       assertThat(store.headSampleCount()).isEqualTo(total);
 
       clock.set(clock.millis() + TimeSeriesStore.IDLE_FLUSH_MS);
-      store.backgroundTick();
+      store.background.backgroundTick();
       assertThat(store.headSampleCount()).isZero();
       assertThat(store.chunkSamplesStored()).isEqualTo(total);
       // The log's memtable was flushed and its range delete compacted away.
@@ -60,7 +60,7 @@ class IdleFlushTest extends StoreTestBase {
         // The last window is still open by the clock: only it is pending, one per series.
         assertThat(store.finalizeWindows(false)).isZero();
         clock.set(lastWindowEnd + TimeSeriesStore.CLOSE_GRACE_MS);
-        store.backgroundTick();
+        store.background.backgroundTick();
         assertThat(store.finalizeWindows(true)).isZero();
       }
       List<RollupSeries> r = store.selectRollups(List.of(Matcher.eq("__name__", "m")), T0,
@@ -76,7 +76,7 @@ class IdleFlushTest extends StoreTestBase {
     try (TimeSeriesStore store = open()) {
       store.append(burst(10, 100)); // 1,000 samples, under the minimum
       clock.set(clock.millis() + 10 * TimeSeriesStore.IDLE_FLUSH_MS);
-      store.backgroundTick();
+      store.background.backgroundTick();
       assertThat(store.headSampleCount()).isEqualTo(1_000);
       assertThat(store.chunkSamplesStored()).isZero();
     }
