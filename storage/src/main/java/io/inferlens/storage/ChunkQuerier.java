@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.SampleRun;
 import io.inferlens.storage.chunk.ChunkCodec;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;

@@ -1,5 +1,7 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.HeadBuffer;
+import io.inferlens.storage.head.SampleRun;
 import io.inferlens.storage.chunk.ChunkCodec;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;

@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.HeadBuffer;
 /**
  * One known series in memory: its id, labels, head samples and time bounds.
  *

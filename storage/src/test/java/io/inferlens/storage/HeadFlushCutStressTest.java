@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.HeadBuffer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
