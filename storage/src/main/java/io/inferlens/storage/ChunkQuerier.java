@@ -187,7 +187,8 @@ final class ChunkQuerier {
       rocks.partitionLock.readLock().lock();
       try {
         for (ColumnFamilyHandle cf :
-            rocks.partitions(PartitionKind.CHUNKS, StoreCore.windowStart(startMs), endMs).values()) {
+            rocks.partitions(PartitionKind.CHUNKS, StoreCore.windowStart(startMs), endMs)
+                .values()) {
           try (RocksIterator it = rocks.db.newIterator(cf)) {
             for (int i = 0; i < refs.size(); i++) {
               if (existsOnly && found[i]) {
@@ -227,7 +228,8 @@ final class ChunkQuerier {
       rocks.partitionLock.readLock().lock();
       try {
         for (ColumnFamilyHandle cf :
-            rocks.partitions(PartitionKind.CHUNKS, StoreCore.windowStart(startMs), endMs).values()) {
+            rocks.partitions(PartitionKind.CHUNKS, StoreCore.windowStart(startMs), endMs)
+                .values()) {
           ChunkReads.read(rocks, cf, ref.id, startMs, endMs, run, false);
         }
       } finally {

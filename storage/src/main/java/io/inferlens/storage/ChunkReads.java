@@ -20,8 +20,9 @@ final class ChunkReads {
   private static final ThreadLocal<long[][]> SCRATCH = ThreadLocal.withInitial(
       () -> new long[][] {new long[ChunkCodec.MAX_SAMPLES], new long[ChunkCodec.MAX_SAMPLES]});
 
-  static int read(RocksHandles rocks, ColumnFamilyHandle cf, long id, long startMs, long endMs, SampleRun out,
-      boolean firstOnly) throws RocksDBException {
+  /** As the overload below without collecting keys. */
+  static int read(RocksHandles rocks, ColumnFamilyHandle cf, long id, long startMs,
+      long endMs, SampleRun out, boolean firstOnly) throws RocksDBException {
     return read(rocks, cf, id, startMs, endMs, out, firstOnly, null);
   }
 
@@ -33,8 +34,8 @@ final class ChunkReads {
    * @param keysOut if not null, receives the key of every chunk read
    * @return the number of chunks read
    */
-  static int read(RocksHandles rocks, ColumnFamilyHandle cf, long id, long startMs, long endMs, SampleRun out,
-      boolean firstOnly, List<byte[]> keysOut) throws RocksDBException {
+  static int read(RocksHandles rocks, ColumnFamilyHandle cf, long id, long startMs,
+      long endMs, SampleRun out, boolean firstOnly, List<byte[]> keysOut) throws RocksDBException {
     try (RocksIterator it = rocks.db.newIterator(cf)) {
       return read(it, id, startMs, endMs, out, firstOnly, keysOut);
     }

@@ -354,7 +354,8 @@ final class HeadAppender {
   private void rejectOutOfRange(CallState call, LabelSet labels, long ts) {
     if (labels.size() == 0) {
       call.rejections.add(labels, ts, "a series without labels cannot be stored");
-    } else if (ts < -TimeSeriesStore.MAX_ABS_TIMESTAMP_MS || ts > TimeSeriesStore.MAX_ABS_TIMESTAMP_MS) {
+    } else if (ts < -TimeSeriesStore.MAX_ABS_TIMESTAMP_MS
+        || ts > TimeSeriesStore.MAX_ABS_TIMESTAMP_MS) {
       call.rejections.add(labels, ts, "sample at " + ts + " ms is outside the supported range"
           + " of +-2^62 ms");
     } else {
@@ -571,7 +572,8 @@ final class HeadAppender {
    *     head before the chunks, so a concurrent flush moving samples from one to the other cannot
    *     hide a sample (it writes the chunks before it drops them from the head).
    */
-  private Long storedBits(SeriesRef ref, long ts, Map<TimeSeriesStore.WindowKey, CachedWindow> cache)
+  private Long storedBits(
+      SeriesRef ref, long ts, Map<TimeSeriesStore.WindowKey, CachedWindow> cache)
       throws RocksDBException {
     synchronized (ref) {
       if (ref.head != null) {

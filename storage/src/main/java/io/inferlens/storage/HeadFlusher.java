@@ -194,7 +194,8 @@ final class HeadFlusher {
 
   private void writeChunks(List<SeriesRef> refs, int[] cuts, long seqCut, boolean merging)
       throws RocksDBException {
-    FlushScratch f = new FlushScratch(StoreCore.saturatedSubtract(clock.millis(), options.retentionMs()));
+    FlushScratch f = new FlushScratch(
+        StoreCore.saturatedSubtract(clock.millis(), options.retentionMs()));
     rocks.partitionLock.readLock().lock();
     try (WriteBatch batch = new WriteBatch()) {
       // Deleted again by the last batch; when that is the first, the delete wins.
@@ -366,7 +367,8 @@ final class HeadFlusher {
         keys.clear();
         ColumnFamilyHandle cf = rocks.partition(PartitionKind.CHUNKS, ws);
         if (cf != null) {
-          ChunkReads.read(rocks, cf, ref.id, ws, ws + TimeSeriesStore.WINDOW_MS - 1, run, false, keys);
+          ChunkReads.read(
+              rocks, cf, ref.id, ws, ws + TimeSeriesStore.WINDOW_MS - 1, run, false, keys);
           for (byte[] k : keys) {
             batch.delete(cf, k); // a put of the same key later in the batch wins
           }

@@ -63,7 +63,7 @@ final class HeadReplay {
     this.partitionSamples = core.partitionSamples;
   }
 
-  /** Checks the format version (or initializes a new store), rebuilds the index, replays the log. */
+  /** Checks the format version (or initializes a new store), rebuilds the index, replays. */
   void load() throws RocksDBException, StorageException {
     byte[] version = rocks.db.get(rocks.meta, Keys.META_FORMAT_VERSION);
     if (version == null) {
@@ -111,7 +111,8 @@ final class HeadReplay {
     }
     if (maxId >= core.nextSeriesId) {
       throw new StorageException(
-          "corrupt store: series id " + maxId + " exists but next_series_id is " + core.nextSeriesId,
+          "corrupt store: series id " + maxId + " exists but next_series_id is "
+              + core.nextSeriesId,
           null);
     }
     loadPartitions();

@@ -121,7 +121,8 @@ final class RollupQuerier {
       java.util.Arrays.fill(coveredUntil, Long.MIN_VALUE);
       PartitionKind kind = resolution.partitions;
       // 5 m blocks are keyed by window start, 1 h blocks by day start.
-      long blockMs = resolution == Resolution.FIVE_MINUTES ? TimeSeriesStore.WINDOW_MS : 86_400_000L;
+      long blockMs =
+          resolution == Resolution.FIVE_MINUTES ? TimeSeriesStore.WINDOW_MS : 86_400_000L;
       rocks.partitionLock.readLock().lock();
       try {
         for (ColumnFamilyHandle cf :

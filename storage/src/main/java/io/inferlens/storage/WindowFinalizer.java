@@ -92,10 +92,12 @@ final class WindowFinalizer {
           - TimeSeriesStore.CLOSE_GRACE_MS;
       // Ordered by window start, then series id.
       List<TimeSeriesStore.WindowKey> due =
-          unfinalized.upTo(all ? Long.MAX_VALUE : StoreCore.saturatedSubtract(closedBefore, TimeSeriesStore.WINDOW_MS));
+          unfinalized.upTo(all ? Long.MAX_VALUE
+              : StoreCore.saturatedSubtract(closedBefore, TimeSeriesStore.WINDOW_MS));
       ChunkCodec codec = new ChunkCodec();
       for (int from = 0; from < due.size(); from += FINALIZE_BATCH_WINDOWS) {
-        List<TimeSeriesStore.WindowKey> part = due.subList(from, Math.min(due.size(), from + FINALIZE_BATCH_WINDOWS));
+        List<TimeSeriesStore.WindowKey> part =
+            due.subList(from, Math.min(due.size(), from + FINALIZE_BATCH_WINDOWS));
         // Cleared before reading: a flush that adds a chunk meanwhile marks the window again.
         for (TimeSeriesStore.WindowKey w : part) {
           unfinalized.remove(w.seriesId(), w.windowStartMs());
@@ -162,7 +164,8 @@ final class WindowFinalizer {
     }
   }
 
-  private void finalizeBatch(List<TimeSeriesStore.WindowKey> windows, ChunkCodec codec) throws RocksDBException {
+  private void finalizeBatch(List<TimeSeriesStore.WindowKey> windows, ChunkCodec codec)
+      throws RocksDBException {
     // Lock order as in flushHead: flushLock, then the partition read lock (a queued retention
     // drop would otherwise block one of two threads holding the other lock).
     flushLock.lock();
@@ -183,7 +186,8 @@ final class WindowFinalizer {
         run.clear();
         keys.clear();
         RocksIterator it = iterators.computeIfAbsent(cf, rocks.db::newIterator);
-        int chunks = ChunkReads.read(it, w.seriesId(), ws, ws + TimeSeriesStore.WINDOW_MS - 1, run, false, keys);
+        int chunks = ChunkReads.read(
+            it, w.seriesId(), ws, ws + TimeSeriesStore.WINDOW_MS - 1, run, false, keys);
         marks.add(w);
         if (chunks == 0) {
           continue;
