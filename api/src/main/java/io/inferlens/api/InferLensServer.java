@@ -68,7 +68,7 @@ public final class InferLensServer implements AutoCloseable {
     this.metrics = new SelfMetrics(registry, store);
     SignalCatalog catalog = config.catalogFile() == null ? SignalCatalog.load()
         : SignalCatalog.load(config.catalogFile());
-    this.engine = new DiagnosisEngine(store, catalog, config.targets(), config.analysis(),
+    this.engine = new DiagnosisEngine(store.querier(), catalog, config.targets(), config.analysis(),
         clock);
     io.micrometer.core.instrument.Gauge.builder("inferlens.analysis.cache.size", engine.cache(),
         c -> c.bytes()).baseUnit("bytes")
@@ -135,9 +135,9 @@ public final class InferLensServer implements AutoCloseable {
         config.maxFutureMs(), clock);
     writeService = new WriteService(new RemoteWriteHandler(store, limits), metrics);
     sb.service("/api/v1/write", writeService);
-    sb.service("/api/v1/read", new RemoteReadService(store, config.maxRequestBytes(),
+    sb.service("/api/v1/read", new RemoteReadService(store.querier(), config.maxRequestBytes(),
         config.maxReadSeries(), config.maxReadBytes(), metrics));
-    new PrometheusApi(store, clock).bind(sb);
+    new PrometheusApi(store.querier(), clock).bind(sb);
     new AnalysisApi(engine, clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);

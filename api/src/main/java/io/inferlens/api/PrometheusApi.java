@@ -17,7 +17,7 @@ import io.inferlens.storage.Resolution;
 import io.inferlens.storage.RollupSeries;
 import io.inferlens.storage.Series;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.TimeSeriesStore;
+import io.inferlens.storage.Querier;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -61,7 +61,7 @@ public final class PrometheusApi {
 
   private static final Logger log = LoggerFactory.getLogger(PrometheusApi.class);
 
-  private final TimeSeriesStore store;
+  private final Querier store;
   private final Clock clock;
   private final ObjectMapper json = new ObjectMapper();
 
@@ -69,7 +69,7 @@ public final class PrometheusApi {
    * @param store the store to read
    * @param clock source of "now" for default time ranges
    */
-  public PrometheusApi(TimeSeriesStore store, Clock clock) {
+  public PrometheusApi(Querier store, Clock clock) {
     this.store = store;
     this.clock = clock;
   }

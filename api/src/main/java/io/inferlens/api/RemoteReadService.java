@@ -29,7 +29,7 @@ import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.Series;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.TimeSeriesStore;
+import io.inferlens.storage.Querier;
 import io.inferlens.storage.chunk.XorChunk;
 import io.inferlens.ingest.IngestException;
 import io.inferlens.ingest.SnappyBlock;
@@ -94,7 +94,7 @@ public final class RemoteReadService implements HttpService {
 
   private static final Logger log = LoggerFactory.getLogger(RemoteReadService.class);
 
-  private final TimeSeriesStore store;
+  private final Querier store;
   private final long maxRequestBytes;
   private final long maxReadSeries;
   private final long maxReadBytes;
@@ -107,7 +107,7 @@ public final class RemoteReadService implements HttpService {
    * @param maxReadBytes largest response, in bytes (uncompressed ReadResponse, or sum of frames)
    * @param metrics where requests are counted by response type and status
    */
-  public RemoteReadService(TimeSeriesStore store, long maxRequestBytes, long maxReadSeries,
+  public RemoteReadService(Querier store, long maxRequestBytes, long maxReadSeries,
       long maxReadBytes, SelfMetrics metrics) {
     this.store = store;
     this.maxRequestBytes = maxRequestBytes;

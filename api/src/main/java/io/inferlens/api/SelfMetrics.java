@@ -10,7 +10,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.TimeSeriesStore;
+import io.inferlens.storage.StoreStats;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +46,7 @@ public final class SelfMetrics implements AutoCloseable {
    * @param registry where to register
    * @param store the store whose size and series count are reported as gauges
    */
-  public SelfMetrics(MeterRegistry registry, TimeSeriesStore store) {
+  public SelfMetrics(MeterRegistry registry, StoreStats store) {
     this.registry = registry;
     samplesIngested = Counter.builder("inferlens.samples.ingested")
         .description("Samples appended durably to the store").register(registry);
@@ -63,7 +63,7 @@ public final class SelfMetrics implements AutoCloseable {
         .description("Series in the index").register(registry);
     Gauge.builder("inferlens.store.samples", store, SelfMetrics::sampleCount)
         .description("Raw samples stored (head and chunks), an estimate").register(registry);
-    Gauge.builder("inferlens.store.head.samples", store, TimeSeriesStore::headSampleCount)
+    Gauge.builder("inferlens.store.head.samples", store, StoreStats::headSampleCount)
         .description("Samples in the in-memory head, not yet flushed into chunks")
         .register(registry);
     rocksGauge(store, "inferlens.rocksdb.live.sst", "bytes", "rocksdb.total-sst-files-size",
@@ -85,9 +85,9 @@ public final class SelfMetrics implements AutoCloseable {
     new UptimeMetrics().bindTo(registry);
   }
 
-  private void rocksGauge(TimeSeriesStore store, String name, String unit, String property,
+  private void rocksGauge(StoreStats store, String name, String unit, String property,
       String description) {
-    Gauge.Builder<TimeSeriesStore> b = Gauge.builder(name, store, s -> rocksProperty(s, property))
+    Gauge.Builder<StoreStats> b = Gauge.builder(name, store, s -> rocksProperty(s, property))
         .description(description);
     if (unit != null) {
       b.baseUnit(unit);
@@ -95,7 +95,7 @@ public final class SelfMetrics implements AutoCloseable {
     b.register(registry);
   }
 
-  private static double rocksProperty(TimeSeriesStore store, String property) {
+  private static double rocksProperty(StoreStats store, String property) {
     try {
       return store.rocksProperties().get(property);
     } catch (StorageException e) {
@@ -104,7 +104,7 @@ public final class SelfMetrics implements AutoCloseable {
   }
 
   // Gauges cannot throw: a failed read shows as NaN, which Prometheus records as a gap.
-  private static double diskSize(TimeSeriesStore store) {
+  private static double diskSize(StoreStats store) {
     try {
       return store.diskSizeBytes();
     } catch (StorageException e) {
@@ -112,7 +112,7 @@ public final class SelfMetrics implements AutoCloseable {
     }
   }
 
-  private static double sampleCount(TimeSeriesStore store) {
+  private static double sampleCount(StoreStats store) {
     try {
       return store.sampleCountEstimate();
     } catch (StorageException e) {
@@ -120,7 +120,7 @@ public final class SelfMetrics implements AutoCloseable {
     }
   }
 
-  private static double seriesCount(TimeSeriesStore store) {
+  private static double seriesCount(StoreStats store) {
     try {
       return store.seriesCount();
     } catch (StorageException e) {

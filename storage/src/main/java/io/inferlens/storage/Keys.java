@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.HeadLog;
 import java.nio.charset.StandardCharsets;
 
 /**

@@ -85,7 +85,8 @@ final class RocksHandles implements AutoCloseable {
    */
   private static final int NUM_LEVELS = 7;
 
-  final RocksDB db;
+  /** The database, through the facade the store was opened with. */
+  final RocksFacade db;
   final ColumnFamilyHandle seriesById;
   final ColumnFamilyHandle meta;
   final ColumnFamilyHandle headLog;
@@ -105,7 +106,7 @@ final class RocksHandles implements AutoCloseable {
   private boolean closed;
 
   private RocksHandles(
-      RocksDB db,
+      RocksFacade db,
       List<ColumnFamilyHandle> fixed,
       WriteOptions writeOptions,
       ColumnFamilyOptions partitionOptions,
@@ -140,6 +141,15 @@ final class RocksHandles implements AutoCloseable {
    *     partition (a store of another format); nothing stays allocated then
    */
   static RocksHandles open(StoreOptions options) throws RocksDBException {
+    return open(options, db -> db);
+  }
+
+  /**
+   * As {@link #open(StoreOptions)}, the store's operations going through {@code wrap} applied to
+   * the real facade (tests inject failures there).
+   */
+  static RocksHandles open(StoreOptions options,
+      java.util.function.UnaryOperator<RocksFacade> wrap) throws RocksDBException {
     RocksDB.loadLibrary();
     Deque<AbstractNativeReference> owned = new ArrayDeque<>();
     try {
@@ -247,7 +257,7 @@ final class RocksHandles implements AutoCloseable {
         push(owned, handles.get(i));
       }
       RocksHandles rocks = new RocksHandles(
-          db, handles.subList(0, fixedCount), writeOptions, partitionOptions, rollupOptions,
+          wrap.apply(RocksFacade.of(db)), handles.subList(0, fixedCount), writeOptions, partitionOptions, rollupOptions,
           owned);
       for (int i = 0; i < partKinds.size(); i++) {
         rocks.partitions.get(partKinds.get(i)).put(partStarts.get(i), handles.get(fixedCount + i));

@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.HeadBuffer;
 /**
  * One known series in memory: its id, labels, head samples and time bounds.
  *
@@ -50,7 +51,7 @@ final class SeriesRef {
    * This series' samples in the append call running now, null outside one; only read and written
    * under the store's append lock.
    */
-  TimeSeriesStore.Pending pending;
+  HeadAppender.Pending pending;
 
   /** The index this ref was added to; null before. */
   volatile SeriesIndex owner;

@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.HeadBuffer;
 import java.nio.file.Path;
 import java.util.Objects;
 

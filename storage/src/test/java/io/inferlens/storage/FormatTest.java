@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.HeadLog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.HexFormat;

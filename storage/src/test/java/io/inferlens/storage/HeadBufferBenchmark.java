@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.HeadBuffer;
 import io.inferlens.storage.chunk.BenchWorkload;
 import io.inferlens.storage.chunk.ChunkCostReport;
 import java.util.concurrent.TimeUnit;

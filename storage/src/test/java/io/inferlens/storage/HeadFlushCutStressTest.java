@@ -1,5 +1,6 @@
 package io.inferlens.storage;
 
+import io.inferlens.storage.head.HeadBuffer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -303,14 +304,14 @@ class HeadFlushCutStressTest extends StoreTestBase {
       }
       store.append(writes);
       int[] batches = {0};
-      store.beforeFlushBatch = () -> {
+      store.flusher.beforeFlushBatch = () -> {
         if (++batches[0] == 2) {
           throw new IllegalStateException("simulated failure before the second flush batch");
         }
       };
       // x is the first series: its chunk {5 s, 30 s}, keyed at 5 s, is in the first batch.
       assertThatThrownBy(store::flushHead).isInstanceOf(StorageException.class);
-      store.beforeFlushBatch = null;
+      store.flusher.beforeFlushBatch = null;
       // As the background tick may: x's window becomes one chunk {5, 10, 20, 30 s} keyed at 5 s.
       store.finalizeWindows(true);
       store.flushHead(); // the retry: x's head {5 s, 30 s} again, keyed at 5 s
@@ -348,7 +349,7 @@ class HeadFlushCutStressTest extends StoreTestBase {
       }
       store.append(writes);
       int[] batches = {0};
-      store.beforeFlushBatch = () -> {
+      store.flusher.beforeFlushBatch = () -> {
         if (++batches[0] == 2) {
           throw new IllegalStateException("simulated crash before the second flush batch");
         }

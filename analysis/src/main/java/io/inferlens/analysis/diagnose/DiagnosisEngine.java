@@ -10,7 +10,7 @@ import io.inferlens.analysis.target.TargetDiscovery;
 import io.inferlens.analysis.target.VersionSpan;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.TimeSeriesStore;
+import io.inferlens.storage.Querier;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -48,7 +48,7 @@ public final class DiagnosisEngine {
    */
   public static final int MAX_STEPS = 400_000;
 
-  private final TimeSeriesStore store;
+  private final Querier store;
   private final SignalCatalog catalog;
   private final TargetConfig targetConfig;
   private final AnalysisConfig config;
@@ -65,7 +65,7 @@ public final class DiagnosisEngine {
    * @param config thresholds and time scales
    * @param clock the present, for open periods and trailing gaps
    */
-  public DiagnosisEngine(TimeSeriesStore store, SignalCatalog catalog, TargetConfig targetConfig,
+  public DiagnosisEngine(Querier store, SignalCatalog catalog, TargetConfig targetConfig,
       AnalysisConfig config, Clock clock) {
     this.store = store;
     this.rollups = new RollupEvaluator(store);

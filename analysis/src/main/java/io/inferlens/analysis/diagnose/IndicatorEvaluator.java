@@ -13,7 +13,7 @@ import io.inferlens.analysis.target.ResolvedSignal;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.Series;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.TimeSeriesStore;
+import io.inferlens.storage.Querier;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -64,13 +64,13 @@ public final class IndicatorEvaluator {
    * @return the frame
    * @throws StorageException if the store fails
    */
-  public IndicatorFrame evaluate(TimeSeriesStore store, Map<Signal, ResolvedSignal> signals,
+  public IndicatorFrame evaluate(Querier store, Map<Signal, ResolvedSignal> signals,
       long startMs, long endMs, long stepMs, long nowMs) throws StorageException {
     return evaluate(store, signals, startMs, endMs, stepMs, nowMs, null, null, startMs);
   }
 
   /**
-   * As {@link #evaluate(TimeSeriesStore, Map, long, long, long, long)}, reusing chunks of
+   * As {@link #evaluate(Querier, Map, long, long, long, long)}, reusing chunks of
    * {@value #CHUNK_STEPS} steps aligned on multiples of {@code CHUNK_STEPS × stepMs} from a cache.
    * Only chunks that ended more than {@link #DELIVERY_SLACK_MS} plus the rate window ago are
    * cached, so recent data is always evaluated afresh.
@@ -83,7 +83,7 @@ public final class IndicatorEvaluator {
    * @return the frame
    * @throws StorageException if the store fails
    */
-  public IndicatorFrame evaluate(TimeSeriesStore store, Map<Signal, ResolvedSignal> signals,
+  public IndicatorFrame evaluate(Querier store, Map<Signal, ResolvedSignal> signals,
       long startMs, long endMs, long stepMs, long nowMs, FrameCache cache, String cacheKey,
       long gapsFromMs) throws StorageException {
     int steps = (int) ((endMs - startMs) / stepMs) + 1;
@@ -147,7 +147,7 @@ public final class IndicatorEvaluator {
   }
 
   /** Every indicator of every signal over one step range (≤ {@link StepRange#MAX_STEPS}). */
-  private Map<Indicator, double[]> evaluateRange(TimeSeriesStore store,
+  private Map<Indicator, double[]> evaluateRange(Querier store,
       Map<Signal, ResolvedSignal> signals, StepRange range) throws StorageException {
     Map<Indicator, double[]> out = new java.util.EnumMap<>(Indicator.class);
     for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
@@ -255,7 +255,7 @@ public final class IndicatorEvaluator {
     return 0.95;
   }
 
-  private double[] evaluate(TimeSeriesStore store, ResolvedSignal rs, Indicator ind,
+  private double[] evaluate(Querier store, ResolvedSignal rs, Indicator ind,
       StepRange range) throws StorageException {
     MetricSource src = rs.source();
     long window = config.rateWindowMs();
@@ -362,7 +362,7 @@ public final class IndicatorEvaluator {
     return out;
   }
 
-  private void markGaps(TimeSeriesStore store, ResolvedSignal heartbeat, IndicatorFrame frame,
+  private void markGaps(Querier store, ResolvedSignal heartbeat, IndicatorFrame frame,
       long fromMs, long untilMs) throws StorageException {
     long lastStep = frame.timeMs(frame.steps() - 1);
     List<Series> series = store.select(heartbeat.matchers(), fromMs - 10 * 60_000L, lastStep);

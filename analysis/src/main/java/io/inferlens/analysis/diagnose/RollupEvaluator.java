@@ -10,7 +10,7 @@ import io.inferlens.storage.Resolution;
 import io.inferlens.storage.RollupColumn;
 import io.inferlens.storage.RollupSeries;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.TimeSeriesStore;
+import io.inferlens.storage.Querier;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -65,10 +65,10 @@ public final class RollupEvaluator {
     LAST
   }
 
-  private final TimeSeriesStore store;
+  private final Querier store;
 
   /** @param store the store to read rollups from */
-  public RollupEvaluator(TimeSeriesStore store) {
+  public RollupEvaluator(Querier store) {
     this.store = store;
   }
 

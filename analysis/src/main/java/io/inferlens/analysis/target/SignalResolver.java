@@ -7,7 +7,7 @@ import io.inferlens.analysis.catalog.Stack;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.TimeSeriesStore;
+import io.inferlens.storage.Querier;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -63,7 +63,7 @@ public final class SignalResolver {
    * @throws StorageException if the store fails or is closed
    */
   public Optional<ResolvedSignal> resolve(
-      TimeSeriesStore store, Target target, Signal signal, long startMs, long endMs)
+      Querier store, Target target, Signal signal, long startMs, long endMs)
       throws StorageException {
     List<MetricSource> sources = catalog.sources(signal);
     for (MetricSource src : sources) {
@@ -98,7 +98,7 @@ public final class SignalResolver {
    * @throws StorageException if the store fails or is closed
    */
   public Map<Signal, ResolvedSignal> resolveAll(
-      TimeSeriesStore store, Target target, long startMs, long endMs) throws StorageException {
+      Querier store, Target target, long startMs, long endMs) throws StorageException {
     EnumMap<Signal, ResolvedSignal> out = new EnumMap<>(Signal.class);
     for (Signal s : Signal.values()) {
       Optional<ResolvedSignal> r = resolve(store, target, s, startMs, endMs);
@@ -109,7 +109,7 @@ public final class SignalResolver {
 
   /** The scope matchers under which every series name of {@code src} has series, if any. */
   private Optional<List<Matcher>> scope(
-      TimeSeriesStore store, Target target, MetricSource src, long startMs, long endMs)
+      Querier store, Target target, MetricSource src, long startMs, long endMs)
       throws StorageException {
     Stack stack = catalog.stack(src.stack());
     for (List<Matcher> candidate : joinCandidates(target, stack)) {
@@ -174,7 +174,7 @@ public final class SignalResolver {
   }
 
   private static boolean allPresent(
-      TimeSeriesStore store, MetricSource src, List<Matcher> scope, long startMs, long endMs)
+      Querier store, MetricSource src, List<Matcher> scope, long startMs, long endMs)
       throws StorageException {
     for (String name : src.seriesNames()) {
       List<Matcher> m = new ArrayList<>(scope.size() + 1);

@@ -6,7 +6,7 @@ import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.Series;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.TimeSeriesStore;
+import io.inferlens.storage.Querier;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -47,7 +47,7 @@ public final class TargetDiscovery {
    * @return distinct targets ordered by {@link Target#id()}; empty when no engine series exist
    * @throws StorageException if the store fails or is closed
    */
-  public List<Target> discover(TimeSeriesStore store, TargetConfig config, long startMs, long endMs)
+  public List<Target> discover(Querier store, TargetConfig config, long startMs, long endMs)
       throws StorageException {
     TreeMap<String, Target> byId = new TreeMap<>();
     for (Map.Entry<String, Stack> e : engineNames().entrySet()) {
@@ -76,7 +76,7 @@ public final class TargetDiscovery {
    * @throws StorageException if the store fails or is closed
    */
   public List<VersionSpan> versionHistory(
-      TimeSeriesStore store, TargetConfig config, Target instance, long startMs, long endMs)
+      Querier store, TargetConfig config, Target instance, long startMs, long endMs)
       throws StorageException {
     Target scope = instance.without(config.modelLabel());
     Map<List<String>, long[]> spans = new LinkedHashMap<>();

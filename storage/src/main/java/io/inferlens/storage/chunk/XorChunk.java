@@ -208,7 +208,9 @@ public final class XorChunk {
     int n = sampleCount(chunk);
     long[] ts = new long[n];
     long[] bits = new long[n];
-    BitReader r = new BitReader(chunk, HEADER_BYTES);
+    // The codecs' shared reader: Prometheus's varints here are byte aligned (after the header
+    // and after the first value's 64 bits), as BitReader's varints require.
+    BitReader r = new BitReader(chunk, HEADER_BYTES, chunk.length - HEADER_BYTES);
     long t = 0;
     long v = 0;
     long tDelta = 0;
@@ -216,15 +218,15 @@ public final class XorChunk {
     int trailing = 0;
     for (int i = 0; i < n; i++) {
       if (i == 0) {
-        t = r.readVarint();
+        t = r.readSignedVarint();
         v = r.readBits(64);
       } else {
         if (i == 1) {
-          tDelta = r.readUvarint();
+          tDelta = r.readVarint();
         } else {
           int prefix = 0;
           int ones = 0;
-          while (ones < 4 && r.readBit() == 1) {
+          while (ones < 4 && r.readBit()) {
             ones++;
           }
           prefix = ones;
@@ -246,8 +248,8 @@ public final class XorChunk {
           tDelta += dod;
         }
         t += tDelta;
-        if (r.readBit() == 1) {
-          if (r.readBit() == 1) {
+        if (r.readBit()) {
+          if (r.readBit()) {
             leading = (int) r.readBits(5);
             int significant = (int) r.readBits(6);
             if (significant == 0) {
@@ -337,51 +339,6 @@ public final class XorChunk {
     byte[] toByteArray() {
       ensure(freeBits);
       return Arrays.copyOf(buf, (bitLen + freeBits) >>> 3);
-    }
-  }
-
-  /** Reads bits most significant first. */
-  private static final class BitReader {
-    private final byte[] buf;
-    private long pos;
-
-    BitReader(byte[] buf, int offsetBytes) {
-      this.buf = buf;
-      this.pos = (long) offsetBytes * 8;
-    }
-
-    int readBit() {
-      if (pos >= (long) buf.length * 8) {
-        throw new IllegalArgumentException("XOR chunk of " + buf.length + " bytes ends early");
-      }
-      int b = (buf[(int) (pos >>> 3)] >>> (7 - (int) (pos & 7))) & 1;
-      pos++;
-      return b;
-    }
-
-    long readBits(int n) {
-      long v = 0;
-      for (int i = 0; i < n; i++) {
-        v = (v << 1) | readBit();
-      }
-      return v;
-    }
-
-    long readUvarint() {
-      long x = 0;
-      for (int shift = 0; shift < 70; shift += 7) {
-        long b = readBits(8);
-        x |= (b & 0x7f) << shift;
-        if ((b & 0x80) == 0) {
-          return x;
-        }
-      }
-      throw new IllegalArgumentException("uvarint longer than 10 bytes in XOR chunk");
-    }
-
-    long readVarint() {
-      long u = readUvarint();
-      return (u >>> 1) ^ -(u & 1);
     }
   }
 }

@@ -1,4 +1,4 @@
-package io.inferlens.storage;
+package io.inferlens.storage.head;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -84,7 +84,7 @@ class HeadBufferTest {
     for (int run = 0; run < 60; run++) {
       reused.clear();
       assertThat(reused.size()).isZero();
-      assertThat(reused.maxTimestampMs()).isEqualTo(SeriesRef.NO_SAMPLES);
+      assertThat(reused.maxTimestampMs()).isEqualTo(HeadBuffer.NO_SAMPLES);
       HeadBuffer fresh = new HeadBuffer();
       TreeMap<Long, Long> model = new TreeMap<>();
       long t = 1_700_000_000_000L + rnd.nextInt(1_000_000);
@@ -154,7 +154,7 @@ class HeadBufferTest {
       atCut.keySet().forEach(model::remove);
       if (model.isEmpty()) {
         assertThat(h.size()).isZero();
-        assertThat(h.maxTimestampMs()).isEqualTo(SeriesRef.NO_SAMPLES);
+        assertThat(h.maxTimestampMs()).isEqualTo(HeadBuffer.NO_SAMPLES);
       } else {
         check(h, model, rnd);
       }

@@ -1,4 +1,4 @@
-package io.inferlens.storage;
+package io.inferlens.storage.head;
 
 import java.util.Arrays;
 
@@ -36,12 +36,15 @@ import java.util.Arrays;
  * the stream: they are rare (duplicates, backfill) because a sample newer than the series'
  * newest needs none.
  *
- * <p>Thread safety: none; {@link SeriesRef} guards its buffers with its own monitor.
+ * <p>Thread safety: none; the store's {@code SeriesRef} guards its buffers with its own monitor.
  */
-final class HeadBuffer {
+public final class HeadBuffer {
+
+  /** What {@link #maxTimestampMs()} answers for an empty buffer (the store's no-sample mark). */
+  public static final long NO_SAMPLES = Long.MIN_VALUE;
 
   /** Side-buffer size (samples) below which it is not merged whatever the stream's size. */
-  static final int MAX_SIDE_SAMPLES = 64;
+  public static final int MAX_SIDE_SAMPLES = 64;
 
   private static final int INITIAL_BYTES = 24;
 
@@ -80,7 +83,7 @@ final class HeadBuffer {
   }
 
   /** Largest stream, in bytes, that {@link #clear} keeps for reuse; a bigger one is dropped. */
-  static final int MAX_REUSED_BYTES = 4096;
+  public static final int MAX_REUSED_BYTES = 4096;
 
   /**
    * Empties the buffer and keeps its stream array for the next samples: a head flush empties
@@ -88,7 +91,7 @@ final class HeadBuffer {
    * for minutes) to the old generation. A stream longer than {@link #MAX_REUSED_BYTES} is
    * replaced by a small one, so a rare long head does not pin its memory.
    */
-  void clear() {
+  public void clear() {
     if (buf.length > MAX_REUSED_BYTES) {
       buf = new byte[INITIAL_BYTES];
     } else {
@@ -112,7 +115,7 @@ final class HeadBuffer {
    *
    * @return the number of samples the flush takes, the prefix of the stream
    */
-  int cut() {
+  public int cut() {
     if (sideSize() > 0) {
       mergeSide();
     }
@@ -121,7 +124,7 @@ final class HeadBuffer {
   }
 
   /** Forgets the {@link #cut} of a head flush that failed: its samples stay, as head samples. */
-  void uncut() {
+  public void uncut() {
     cutPending = false;
     if (sideSize() > Math.max(MAX_SIDE_SAMPLES, streamSize / 8)) {
       mergeSide();
@@ -136,7 +139,7 @@ final class HeadBuffer {
    * @param bits receives the raw value bits; length ≥ {@code n}
    * @throws IllegalArgumentException if {@code n} exceeds the stream's size
    */
-  void decodePrefix(int n, long[] ts, long[] bits) {
+  public void decodePrefix(int n, long[] ts, long[] bits) {
     if (n > streamSize) {
       throw new IllegalArgumentException("prefix of " + n + " samples, the stream has "
           + streamSize);
@@ -158,7 +161,7 @@ final class HeadBuffer {
    * @param n a count from {@link #cut()}, at most the stream's size
    * @throws IllegalArgumentException if {@code n} exceeds the stream's size
    */
-  void dropFirst(int n) {
+  public void dropFirst(int n) {
     if (n > streamSize) {
       throw new IllegalArgumentException("dropping " + n + " samples, the stream has "
           + streamSize);
@@ -197,32 +200,32 @@ final class HeadBuffer {
   }
 
   /** @return the number of samples */
-  int size() {
+  public int size() {
     return streamSize + sideSize();
   }
 
   /**
-   * Reads the byte the next append writes to, for {@link TimeSeriesStore}'s touch pass: loading
+   * Reads the byte the next append writes to, for the append path's touch pass: loading
    * it early, for many series in one tight loop, lets the CPU overlap the cache misses.
    *
    * @return that byte's value, or the stream length when it is full
    */
-  int touch() {
+  public int touch() {
     int i = bitLen >>> 3;
     byte[] b = buf;
     return i < b.length ? b[i] : b.length;
   }
 
-  /** @return the newest timestamp, or {@link SeriesRef#NO_SAMPLES} when empty */
-  long maxTimestampMs() {
+  /** @return the newest timestamp, milliseconds, or {@link #NO_SAMPLES} when empty */
+  public long maxTimestampMs() {
     if (streamSize == 0) {
-      return sideSize() == 0 ? SeriesRef.NO_SAMPLES : side.ts[sideSize() - 1];
+      return sideSize() == 0 ? NO_SAMPLES : side.ts[sideSize() - 1];
     }
     return sideSize() == 0 ? lastTs : Math.max(lastTs, side.ts[sideSize() - 1]);
   }
 
   /** @return the oldest timestamp, or {@code Long.MAX_VALUE} when empty */
-  long minTimestampMs() {
+  public long minTimestampMs() {
     long min = streamSize == 0 ? Long.MAX_VALUE : firstTs();
     return sideSize() == 0 ? min : Math.min(min, side.ts[0]);
   }
@@ -231,7 +234,7 @@ final class HeadBuffer {
    * @param timestampMs the timestamp, milliseconds
    * @return the raw value bits stored at {@code timestampMs}, or null when there is no sample
    */
-  Long bitsAt(long timestampMs) {
+  public Long bitsAt(long timestampMs) {
     if (size() == 0 || timestampMs > maxTimestampMs() || timestampMs < minTimestampMs()) {
       return null;
     }
@@ -269,7 +272,7 @@ final class HeadBuffer {
    *     callers check with {@link #bitsAt} first; a present sample elsewhere in the stream is not
    *     looked for, since that would decode the stream on every backfilled sample)
    */
-  void add(long timestampMs, long valueBits) {
+  public void add(long timestampMs, long valueBits) {
     // The side buffer only ever holds samples older than the stream's newest (it is empty while
     // the stream is), so a sample newer than that extends the stream.
     if (streamSize == 0 || timestampMs > lastTs) {
@@ -284,7 +287,7 @@ final class HeadBuffer {
    *
    * @return how many were copied
    */
-  int copyRange(long startMs, long endMs, SampleRun out) {
+  public int copyRange(long startMs, long endMs, SampleRun out) {
     if (size() == 0 || endMs < minTimestampMs() || startMs > maxTimestampMs()) {
       return 0;
     }
@@ -323,7 +326,7 @@ final class HeadBuffer {
    * @param bits receives the raw value bits; length ≥ {@link #size()}
    * @return {@link #size()}
    */
-  int decodeInto(long[] ts, long[] bits) {
+  public int decodeInto(long[] ts, long[] bits) {
     return mergeInto(0, ts, bits);
   }
 

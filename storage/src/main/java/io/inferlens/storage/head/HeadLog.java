@@ -1,4 +1,4 @@
-package io.inferlens.storage;
+package io.inferlens.storage.head;
 
 import java.util.Arrays;
 
@@ -15,10 +15,10 @@ import java.util.Arrays;
  * <p>Thread safety: an encoder instance is not thread safe (the store uses one under its append
  * lock); {@link #decode} is static and stateless.
  */
-final class HeadLog {
+public final class HeadLog {
 
   /** Receives the decoded samples of one series. */
-  interface Visitor {
+  public interface Visitor {
     /**
      * @param seriesId the series
      * @param timestampMs the sample's timestamp, milliseconds
@@ -31,12 +31,12 @@ final class HeadLog {
   private int pos;
 
   /** Starts a new record. */
-  void reset() {
+  public void reset() {
     pos = 0;
   }
 
   /** Appends one series' samples; {@code ts} and {@code bits} are read in {@code [0, n)}. */
-  void addSeries(long seriesId, long[] ts, long[] bits, int n) {
+  public void addSeries(long seriesId, long[] ts, long[] bits, int n) {
     ensure(20 + n * 18);
     putVarint(seriesId);
     putVarint(n);
@@ -53,12 +53,12 @@ final class HeadLog {
   }
 
   /** @return whether the record holds no series */
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return pos == 0;
   }
 
   /** @return the record bytes, fresh array */
-  byte[] toBytes() {
+  public byte[] toBytes() {
     return Arrays.copyOf(buf, pos);
   }
 
@@ -83,7 +83,7 @@ final class HeadLog {
    * @param visitor receives every sample in record order
    * @throws IllegalStateException if the record is truncated or malformed (a corrupt store)
    */
-  static void decode(byte[] record, Visitor visitor) {
+  public static void decode(byte[] record, Visitor visitor) {
     int[] p = {0};
     while (p[0] < record.length) {
       long id = getVarint(record, p);
@@ -97,7 +97,7 @@ final class HeadLog {
           throw new IllegalStateException("corrupt head-log record: truncated value of series "
               + id + " at byte " + p[0] + " of " + record.length);
         }
-        long bits = Keys.getBe64(record, p[0]);
+        long bits = getBe64(record, p[0]);
         p[0] += 8;
         visitor.sample(id, ts, bits);
       }
@@ -118,5 +118,14 @@ final class HeadLog {
       }
     }
     throw new IllegalStateException("corrupt head-log record: varint longer than 10 bytes");
+  }
+
+  /** @return the big-endian long at {@code b[off..off+8)} */
+  private static long getBe64(byte[] b, int off) {
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = (v << 8) | (b[off + i] & 0xff);
+    }
+    return v;
   }
 }

@@ -1,4 +1,4 @@
-package io.inferlens.storage;
+package io.inferlens.storage.head;
 
 import java.util.Arrays;
 
@@ -9,35 +9,35 @@ import java.util.Arrays;
  *
  * <p>Thread safety: none; one per reading thread.
  */
-final class SampleRun {
+public final class SampleRun {
 
   private long[] ts;
   private long[] bits;
   private int size;
 
   /** @param capacity initial capacity in samples, &ge; 1 */
-  SampleRun(int capacity) {
+  public SampleRun(int capacity) {
     ts = new long[Math.max(1, capacity)];
     bits = new long[ts.length];
   }
 
-  int size() {
+  public int size() {
     return size;
   }
 
-  void clear() {
+  public void clear() {
     size = 0;
   }
 
-  long timestampMs(int i) {
+  public long timestampMs(int i) {
     return ts[i];
   }
 
-  long valueBits(int i) {
+  public long valueBits(int i) {
     return bits[i];
   }
 
-  void add(long timestampMs, long valueBits) {
+  public void add(long timestampMs, long valueBits) {
     if (size == ts.length) {
       grow(size + 1);
     }
@@ -47,7 +47,7 @@ final class SampleRun {
   }
 
   /** Appends the samples of {@code [0, n)} of the arrays that fall in {@code [startMs, endMs]}. */
-  void addRange(long[] t, long[] b, int n, long startMs, long endMs) {
+  public void addRange(long[] t, long[] b, int n, long startMs, long endMs) {
     if (size + n > ts.length) {
       grow(size + n);
     }
@@ -72,7 +72,7 @@ final class SampleRun {
    * reader saw the same sample both in the head and in a chunk written by a concurrent head flush;
    * their bits are equal because the store never accepts a conflicting sample.
    */
-  void sortAndDedupe() {
+  public void sortAndDedupe() {
     boolean sorted = true;
     for (int i = 1; i < size; i++) {
       if (ts[i] <= ts[i - 1]) {
@@ -107,22 +107,22 @@ final class SampleRun {
   }
 
   /** @return a fresh copy of the timestamps */
-  long[] timestamps() {
+  public long[] timestamps() {
     return Arrays.copyOf(ts, size);
   }
 
   /** @return a fresh copy of the value bits */
-  long[] values() {
+  public long[] values() {
     return Arrays.copyOf(bits, size);
   }
 
   /** @return the backing timestamp array, valid in {@code [0, size())} */
-  long[] timestampsArray() {
+  public long[] timestampsArray() {
     return ts;
   }
 
   /** @return the backing value array, valid in {@code [0, size())} */
-  long[] valuesArray() {
+  public long[] valuesArray() {
     return bits;
   }
 }

@@ -1,0 +1,244 @@
+package io.inferlens.storage;
+
+import io.inferlens.storage.head.SampleRun;
+import io.inferlens.storage.chunk.ChunkCodec;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.CompactRangeOptions;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The raw-sample read side ({@code querier.go} in Prometheus tsdb): resolves matchers in the
+ * index, reads the head then the chunk partitions of the range. The contract is
+ * {@link Querier}'s; this class holds the lifecycle read lock and the partition read lock while
+ * it reads, and each series' monitor only while it copies that series' head.
+ */
+final class ChunkQuerier {
+
+  private final StoreCore core;
+  private final StoreOptions options;
+  private final Clock clock;
+  private final RocksHandles rocks;
+  private final SeriesIndex index;
+  private final ReentrantReadWriteLock lifecycle;
+  private final StoreLocks.RankedLock appendLock;
+  private final StoreLocks.RankedLock flushLock;
+  private final StoreLocks.RankedLock finalizeLock;
+  private final WindowMarks unfinalized;
+  private final Map<Long, AtomicLong> partitionSamples;
+  private static final System.Logger LOG = System.getLogger(TimeSeriesStore.class.getName());
+
+  ChunkQuerier(StoreCore core) {
+    this.core = core;
+    this.options = core.options;
+    this.clock = core.clock;
+    this.rocks = core.rocks;
+    this.index = core.index;
+    this.lifecycle = core.locks.lifecycle;
+    this.appendLock = core.locks.append;
+    this.flushLock = core.locks.flush;
+    this.finalizeLock = core.locks.finalize;
+    this.unfinalized = core.unfinalized;
+    this.partitionSamples = core.partitionSamples;
+  }
+
+  /**
+   * Reads the samples of matching series.
+   *
+   * @param matchers PromQL matchers, all must hold; empty selects every series
+   * @param startMs first timestamp to include, in milliseconds
+   * @param endMs last timestamp to include, in milliseconds; {@code endMs < startMs} gives an empty
+   *     result
+   * @return matching series with at least one sample in {@code [startMs, endMs]}, in label-set
+   *     order (names then values, UTF-8), samples ascending; fresh objects the caller owns
+   * @throws IllegalArgumentException if the list is not empty and every matcher matches the empty
+   *     string
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public List<Series> select(List<Matcher> matchers, long startMs, long endMs)
+      throws StorageException {
+    List<Series> out = new ArrayList<>();
+    scan(matchers, startMs, endMs, false, (ref, run) -> out.add(
+        new Series(ref.labels, run.timestamps(), run.values())));
+    out.sort((a, b) -> LabelOrder.compare(a.labels(), b.labels()));
+    return out;
+  }
+
+  /**
+   * Lists matching series that have a sample in range, reading at most one chunk per series.
+   *
+   * @param matchers as for {@link #select}
+   * @param startMs first timestamp, milliseconds, inclusive
+   * @param endMs last timestamp, milliseconds, inclusive
+   * @return label sets in label-set order, fresh list
+   * @throws IllegalArgumentException as for {@link #select}
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public List<LabelSet> series(List<Matcher> matchers, long startMs, long endMs)
+      throws StorageException {
+    List<LabelSet> out = new ArrayList<>();
+    scan(matchers, startMs, endMs, true, (ref, run) -> out.add(ref.labels));
+    out.sort(LabelOrder::compare);
+    return out;
+  }
+
+  /**
+   * Lists the label names of matching series that have a sample in range.
+   *
+   * @param matchers as for {@link #select}; empty means all series
+   * @param startMs first timestamp, milliseconds, inclusive
+   * @param endMs last timestamp, milliseconds, inclusive
+   * @return distinct names in UTF-8 order, fresh list
+   * @throws IllegalArgumentException as for {@link #select}
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public List<String> labelNames(List<Matcher> matchers, long startMs, long endMs)
+      throws StorageException {
+    TreeSet<String> names = new TreeSet<>(LabelSet.UTF8_ORDER);
+    scan(matchers, startMs, endMs, true, (ref, run) -> names.addAll(ref.labels.toMap().keySet()));
+    return new ArrayList<>(names);
+  }
+
+  /**
+   * Lists the values of one label among matching series that have a sample in range.
+   *
+   * @param name the label name
+   * @param matchers as for {@link #select}; empty means all series
+   * @param startMs first timestamp, milliseconds, inclusive
+   * @param endMs last timestamp, milliseconds, inclusive
+   * @return distinct non-empty values in UTF-8 order, fresh list
+   * @throws IllegalArgumentException as for {@link #select}
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public List<String> labelValues(String name, List<Matcher> matchers, long startMs, long endMs)
+      throws StorageException {
+    TreeSet<String> values = new TreeSet<>(LabelSet.UTF8_ORDER);
+    scan(matchers, startMs, endMs, true, (ref, run) -> {
+      String v = ref.labels.get(name);
+      if (!v.isEmpty()) {
+        values.add(v);
+      }
+    });
+    return new ArrayList<>(values);
+  }
+
+  /** Receives one series with samples in range. */
+  interface RunVisitor {
+    void visit(SeriesRef ref, SampleRun run);
+  }
+
+  /**
+   * Resolves the matchers, skips series whose time bounds miss the range, and visits every
+   * remaining series with a sample in {@code [startMs, endMs]}: head first, then the chunk
+   * partitions of the range, oldest first.
+   */
+  private void scan(List<Matcher> matchers, long startMsIn, long endMsIn, boolean existsOnly,
+      RunVisitor visitor) throws StorageException {
+    long startMs = Math.max(startMsIn, -TimeSeriesStore.MAX_ABS_TIMESTAMP_MS);
+    long endMs = Math.min(endMsIn, TimeSeriesStore.MAX_ABS_TIMESTAMP_MS);
+    lifecycle.readLock().lock();
+    try {
+      core.ensureOpen();
+      if (endMs < startMs) {
+        return;
+      }
+      List<SeriesRef> refs = new ArrayList<>();
+      for (SeriesRef ref : index.resolve(matchers)) {
+        if (ref.mayHaveSamples(startMs, endMs)) {
+          refs.add(ref);
+        }
+      }
+      if (refs.isEmpty()) {
+        return;
+      }
+      SampleRun[] runs = new SampleRun[refs.size()];
+      boolean[] found = new boolean[refs.size()];
+      for (int i = 0; i < refs.size(); i++) {
+        SeriesRef ref = refs.get(i);
+        SampleRun run = new SampleRun(16);
+        synchronized (ref) {
+          if (ref.head != null) {
+            ref.head.copyRange(startMs, endMs, run);
+          }
+        }
+        runs[i] = run;
+        found[i] = run.size() > 0;
+      }
+      rocks.partitionLock.readLock().lock();
+      try {
+        for (ColumnFamilyHandle cf :
+            rocks.partitions(PartitionKind.CHUNKS, StoreCore.windowStart(startMs), endMs)
+                .values()) {
+          try (RocksIterator it = rocks.db.newIterator(cf)) {
+            for (int i = 0; i < refs.size(); i++) {
+              if (existsOnly && found[i]) {
+                continue;
+              }
+              ChunkReads.read(it, refs.get(i).id, startMs, endMs, runs[i], existsOnly, null);
+              found[i] = runs[i].size() > 0;
+            }
+          }
+        }
+      } finally {
+        rocks.partitionLock.readLock().unlock();
+      }
+      for (int i = 0; i < refs.size(); i++) {
+        if (runs[i].size() > 0) {
+          runs[i].sortAndDedupe();
+          visitor.visit(refs.get(i), runs[i]);
+        }
+      }
+    } catch (RocksDBException e) {
+      throw new StorageException("reading samples for " + matchers + " in [" + startMs + ", "
+          + endMs + "] ms failed: " + e.getMessage(), e);
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+  }
+  /** {@link #scan} for known refs, under the caller's lifecycle read lock. */
+  void scanRefs(List<SeriesRef> refs, long startMs, long endMs, RunVisitor visitor)
+      throws RocksDBException {
+    for (SeriesRef ref : refs) {
+      SampleRun run = new SampleRun(64);
+      synchronized (ref) {
+        if (ref.head != null) {
+          ref.head.copyRange(startMs, endMs, run);
+        }
+      }
+      rocks.partitionLock.readLock().lock();
+      try {
+        for (ColumnFamilyHandle cf :
+            rocks.partitions(PartitionKind.CHUNKS, StoreCore.windowStart(startMs), endMs)
+                .values()) {
+          ChunkReads.read(rocks, cf, ref.id, startMs, endMs, run, false);
+        }
+      } finally {
+        rocks.partitionLock.readLock().unlock();
+      }
+      if (run.size() > 0) {
+        run.sortAndDedupe();
+        visitor.visit(ref, run);
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package io.inferlens.storage;
+
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The state the parts of one store share: options, clock, RocksDB, the in-memory index, the
+ * locks and the head's counters. Each field says which lock guards it ({@link StoreLocks}).
+ */
+final class StoreCore {
+
+  final StoreOptions options;
+  final Clock clock;
+  final RocksHandles rocks;
+  final SeriesIndex index = new SeriesIndex();
+  final StoreLocks locks = new StoreLocks();
+  /** Windows with chunks written since they were last finalized; thread safe. */
+  final WindowMarks unfinalized = new WindowMarks();
+  /** Samples written to each chunk partition (by start), an estimate after crash replays. */
+  final Map<Long, AtomicLong> partitionSamples = new ConcurrentHashMap<>();
+  final CopyOnWriteArrayList<Querier.AppendListener> listeners = new CopyOnWriteArrayList<>();
+
+  /** Next series id to assign; guarded by the append lock. */
+  long nextSeriesId;
+  /** Next head-log sequence number; guarded by the append lock. */
+  long nextLogSeq;
+  /** Head samples appended since the last flush's cut; guarded by the append lock. */
+  long headSamples;
+  /** Clock ms when the active head got its first sample; guarded by the append lock. */
+  long headSinceMs = Long.MAX_VALUE;
+  /** Clock ms of the last append that stored a sample (idle flush); written under append lock. */
+  volatile long lastAppendMs = Long.MIN_VALUE;
+  /**
+   * Whether head samples may already be in chunks (a flush failed between batches, or one was cut
+   * short before a restart): the next flush then merges windows with stored chunks. Guarded by
+   * the flush lock.
+   */
+  boolean headMayOverlapChunks;
+  /** Head samples before the cut of the flush in progress: written, not yet dropped. */
+  volatile long flushingSamples;
+  /**
+   * Incremented after each head flush batch wrote its chunks, before the flush drops their samples
+   * from the head: a window's chunks read in one append call are reused only while it is unchanged.
+   */
+  volatile long chunkEpoch;
+  /** Newest sample timestamp ever appended, milliseconds. */
+  volatile long maxSeenMs = Long.MIN_VALUE;
+  volatile boolean closed;
+
+  StoreCore(StoreOptions options, Clock clock, RocksHandles rocks) {
+    this.options = options;
+    this.clock = clock;
+    this.rocks = rocks;
+  }
+
+  /** @throws StorageException if the store is closed */
+  void ensureOpen() throws StorageException {
+    if (closed) {
+      throw new StorageException("store at " + options.dataDir() + " is closed", null);
+    }
+  }
+
+  /** @return {@code a - b}, or {@link Long#MIN_VALUE} where it would overflow */
+  static long saturatedSubtract(long a, long b) {
+    long r = a - b;
+    // Overflow only when the signs of a and b differ and the result's sign differs from a's.
+    return ((a ^ b) & (a ^ r)) < 0 ? Long.MIN_VALUE : r;
+  }
+
+  /** @return the start of the chunk window holding {@code ts}, milliseconds */
+  static long windowStart(long ts) {
+    return Math.floorDiv(ts, TimeSeriesStore.WINDOW_MS) * TimeSeriesStore.WINDOW_MS;
+  }
+}

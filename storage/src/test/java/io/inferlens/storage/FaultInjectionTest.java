@@ -1,0 +1,190 @@
+package io.inferlens.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.CompactRangeOptions;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/** Failures injected through {@link RocksFacade}: a failed write, a full disk. */
+class FaultInjectionTest extends StoreTestBase {
+
+  private static final long T = NOW_MS - 3 * 3_600_000L;
+
+  /** Passes everything to the real database; {@code write} fails while {@link #failWrites}. */
+  static final class FailingFacade implements RocksFacade {
+    final RocksFacade real;
+    volatile boolean failWrites;
+    int failed;
+
+    FailingFacade(RocksFacade real) {
+      this.real = real;
+    }
+
+    @Override
+    public byte[] get(ColumnFamilyHandle cf, byte[] key) throws RocksDBException {
+      return real.get(cf, key);
+    }
+
+    @Override
+    public void write(WriteOptions options, WriteBatch batch) throws RocksDBException {
+      if (failWrites) {
+        failed++;
+        throw new RocksDBException("IO error: No space left on device");
+      }
+      real.write(options, batch);
+    }
+
+    @Override
+    public RocksIterator newIterator(ColumnFamilyHandle cf) {
+      return real.newIterator(cf);
+    }
+
+    @Override
+    public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to)
+        throws RocksDBException {
+      real.compactRange(cf, from, to);
+    }
+
+    @Override
+    public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to,
+        CompactRangeOptions options) throws RocksDBException {
+      real.compactRange(cf, from, to, options);
+    }
+
+    @Override
+    public void flush(FlushOptions options, List<ColumnFamilyHandle> cfs)
+        throws RocksDBException {
+      real.flush(options, cfs);
+    }
+
+    @Override
+    public long getLongProperty(ColumnFamilyHandle cf, String property)
+        throws RocksDBException {
+      return real.getLongProperty(cf, property);
+    }
+
+    @Override
+    public ColumnFamilyHandle createColumnFamily(ColumnFamilyDescriptor d)
+        throws RocksDBException {
+      return real.createColumnFamily(d);
+    }
+
+    @Override
+    public void dropColumnFamily(ColumnFamilyHandle cf) throws RocksDBException {
+      real.dropColumnFamily(cf);
+    }
+  }
+
+  private FailingFacade facade;
+
+  private TimeSeriesStore openFailing() throws StorageException {
+    return TimeSeriesStore.open(StoreOptions.defaults(dir), clock, real -> {
+      facade = new FailingFacade(real);
+      return facade;
+    });
+  }
+
+  private static SeriesWrite series(String name, long from, int n) {
+    long[] ts = new long[n];
+    long[] vb = new long[n];
+    for (int i = 0; i < n; i++) {
+      ts[i] = from + i * 15_000L;
+      vb[i] = bits(i);
+    }
+    return rawWrite(LabelSet.of("__name__", name), ts, vb);
+  }
+
+  private static List<Long> timestamps(TimeSeriesStore store, String name)
+      throws StorageException {
+    List<Long> out = new ArrayList<>();
+    for (Series s : store.select(List.of(Matcher.eq("__name__", name)), Long.MIN_VALUE,
+        Long.MAX_VALUE)) {
+      for (long t : s.timestampsMs()) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void failedWriteAnswersStorageErrorAndLosesNothingAcknowledged() throws Exception {
+    try (TimeSeriesStore store = openFailing()) {
+      store.append(List.of(series("a", T, 10)));
+      facade.failWrites = true;
+      assertThatThrownBy(() -> store.append(List.of(series("a", T + 150_000, 5),
+          series("b", T, 5))))
+          .isInstanceOf(StorageException.class)
+          .hasMessageContaining("nothing acknowledged")
+          .hasMessageContaining("No space left on device");
+      assertThat(facade.failed).isEqualTo(1);
+      // Nothing of the failed call is visible, everything acknowledged before is.
+      assertThat(timestamps(store, "a")).hasSize(10);
+      assertThat(timestamps(store, "b")).isEmpty();
+      assertThat(store.seriesCount()).isEqualTo(1);
+
+      facade.failWrites = false;
+      AppendResult retry = store.append(List.of(series("a", T + 150_000, 5), series("b", T, 5)));
+      assertThat(retry.samplesAppended()).isEqualTo(10);
+    }
+    try (TimeSeriesStore store = open()) {
+      assertThat(timestamps(store, "a")).hasSize(15);
+      assertThat(timestamps(store, "b")).hasSize(5);
+      assertThat(store.seriesCount()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void failedFlushLeavesTheHeadIntact() throws Exception {
+    try (TimeSeriesStore store = openFailing()) {
+      store.append(List.of(series("a", T, 600), series("b", T, 300)));
+      long head = store.headSampleCount();
+      assertThat(head).isEqualTo(900);
+      facade.failWrites = true;
+      assertThatThrownBy(store::flushHead).isInstanceOf(StorageException.class)
+          .hasMessageContaining("head log keeps their samples");
+      assertThat(store.headSampleCount()).isEqualTo(head);
+      assertThat(store.chunkSamplesStored()).isZero();
+      assertThat(timestamps(store, "a")).hasSize(600);
+      assertThat(timestamps(store, "b")).hasSize(300);
+
+      facade.failWrites = false;
+      store.flushHead();
+      assertThat(store.headSampleCount()).isZero();
+      assertThat(store.chunkSamplesStored()).isEqualTo(900);
+      assertThat(timestamps(store, "a")).hasSize(600);
+    }
+    try (TimeSeriesStore store = open()) {
+      assertThat(store.headSampleCount()).isZero();
+      assertThat(timestamps(store, "a")).hasSize(600);
+      assertThat(timestamps(store, "b")).hasSize(300);
+    }
+  }
+
+  @Test
+  void locksTakenOutOfOrderFailUnderAssertions() {
+    StoreLocks locks = new StoreLocks();
+    locks.append.lock();
+    try {
+      assertThatThrownBy(locks.flush::lock).isInstanceOf(AssertionError.class)
+          .hasMessageContaining("lock order");
+      locks.append.lock(); // re-entry is fine
+      locks.append.unlock();
+    } finally {
+      locks.append.unlock();
+    }
+    locks.flush.lock();
+    locks.append.lock(); // flush then append: the order
+    locks.append.unlock();
+    locks.flush.unlock();
+  }
+}
