@@ -107,14 +107,17 @@ final class StoreBackground implements HeadAppender.FlushRequester {
       if (old || idle) {
         flusher.flushHead();
       }
-      if (idle) {
-        // The WAL files holding the log records are freed only once every memtable written with
-        // them is flushed; then the log's range delete is compacted away.
+      long now = core.clock.millis();
+      boolean quiet = now - core.lastAppendMs >= IDLE_FLUSH_MS;
+      int finalized = finalizer.finalizeWindows(false, quiet);
+      if (idle || (finalized > 0 && quiet)) {
+        // The WAL files holding the log records (and the finalized windows' rollups and chunks)
+        // are freed only once every memtable written with them is flushed: flush after the
+        // finalization, or its writes keep a WAL file of several MB alive after a burst. Then
+        // the log's range delete is compacted away.
         maintenance.flushMemtables();
         flusher.compactTruncatedLog(Long.MAX_VALUE);
       }
-      long now = core.clock.millis();
-      finalizer.finalizeWindows(false, now - core.lastAppendMs >= IDLE_FLUSH_MS);
     } catch (StorageException | RuntimeException e) {
       LOG.log(System.Logger.Level.ERROR, "background head flush or finalization failed", e);
     }
