@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "inferlens", mixinStandardHelpOptions = true, version = "InferLens 0.1.0",
     description = "Stores Prometheus remote-write samples and explains slow LLM inference.",
-    subcommands = {Main.Serve.class, io.inferlens.api.sim.SimulateCommand.class,
+    subcommands = {Main.Serve.class, io.inferlens.simulator.SimulateCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.inferlens.api.sim.Scenario;
+import io.inferlens.simulator.Scenario;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
