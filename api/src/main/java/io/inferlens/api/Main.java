@@ -12,7 +12,8 @@ import picocli.CommandLine.Option;
  * The command line: {@code java -jar inferlens.jar serve [options]}. Exit codes: 0 normal stop,
  * 1 the store could not be opened, 2 bad options.
  */
-@Command(name = "inferlens", mixinStandardHelpOptions = true, version = "InferLens 0.1.0",
+@Command(name = "inferlens", mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     description = "Stores Prometheus remote-write samples and explains slow LLM inference.",
     subcommands = {Main.Serve.class, io.inferlens.simulator.SimulateCommand.class,
         CommandLine.HelpCommand.class})
@@ -51,6 +52,7 @@ public final class Main implements Runnable {
 
   /** {@code serve}: run the service until SIGTERM/SIGINT. */
   @Command(name = "serve", mixinStandardHelpOptions = true,
+      versionProvider = VersionProvider.class,
       description = "Run the InferLens server: remote write in, Prometheus-style API out.")
   static final class Serve implements Callable<Integer> {
 
