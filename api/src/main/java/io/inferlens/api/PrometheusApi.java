@@ -252,18 +252,7 @@ public final class PrometheusApi {
     if (step == null || step.isEmpty()) {
       return Resolution.FIVE_MINUTES;
     }
-    long stepMs;
-    // Plain decimal seconds as Prometheus takes them; anything else is a duration ("1d" is a
-    // Java double literal, so Double.parseDouble alone would read it as 1 second).
-    if (step.matches("[0-9]+(\\.[0-9]+)?")) {
-      stepMs = Math.round(Double.parseDouble(step) * 1000);
-      if (stepMs <= 0) {
-        throw new IllegalArgumentException("parameter step must be positive, got \"" + step
-            + "\"");
-      }
-    } else {
-      stepMs = Units.parseDurationMs("parameter step", step);
-    }
+    long stepMs = TimeParams.parseDurationMs("step", step);
     Resolution r = Resolution.coarsestFitting(stepMs);
     if (r == null) {
       throw new IllegalArgumentException("parameter step (" + step + ") is shorter than the"
