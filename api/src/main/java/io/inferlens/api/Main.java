@@ -23,7 +23,21 @@ public final class Main implements Runnable {
    * @param args command line arguments
    */
   public static void main(String[] args) {
+    bridgeJulToSlf4j();
     System.exit(new CommandLine(new Main()).execute(args));
+  }
+
+  /**
+   * Routes java.util.logging (and so {@code System.Logger}, which the storage module and some
+   * libraries use) into SLF4J, so every event is one line in slf4j-simple's format instead of
+   * JUL's two-line {@code INFO:} records. Idempotent.
+   */
+  static void bridgeJulToSlf4j() {
+    if (!org.slf4j.bridge.SLF4JBridgeHandler.isInstalled()) {
+      org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+      org.slf4j.bridge.SLF4JBridgeHandler.install();
+      java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.INFO);
+    }
   }
 
   @Override
@@ -231,13 +245,14 @@ public final class Main implements Runnable {
         return 1;
       }
       CountDownLatch stopped = new CountDownLatch(1);
+      long startedNs = System.nanoTime();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         server.close();
+        org.slf4j.LoggerFactory.getLogger(Main.class).info("InferLens stopped after {} s",
+            String.format(java.util.Locale.ROOT, "%.1f",
+                (System.nanoTime() - startedNs) / 1e9));
         stopped.countDown();
       }, "inferlens-shutdown"));
-      System.out.println("InferLens listening on port " + server.port() + ", data in "
-          + dataDir.toAbsolutePath() + "; remote_write URL: http://HOST:" + server.port()
-          + "/api/v1/write, remote_read URL: http://HOST:" + server.port() + "/api/v1/read");
       stopped.await();
       return 0;
     }
