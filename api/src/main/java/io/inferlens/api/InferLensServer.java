@@ -4,6 +4,7 @@ import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.server.Server;
+import com.linecorp.armeria.server.file.HttpFile;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.catalog.SignalCatalog;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
@@ -114,8 +115,10 @@ public final class InferLensServer implements AutoCloseable {
       s.housekeeping.scheduleWithFixedDelay(s::warmAnalysis, WARM_DELAY_MS, WARM_PERIOD_MS,
           TimeUnit.MILLISECONDS);
     }
-    log.info("InferLens listening on {} with data in {}", s.server.activePorts().keySet(),
-        config.dataDir().toAbsolutePath());
+    // The one listening line; `serve` prints nothing more.
+    log.info("InferLens listening on port {}, data in {}; remote_write URL: http://HOST:{}"
+        + "/api/v1/write, remote_read URL: http://HOST:{}/api/v1/read", s.port(),
+        config.dataDir().toAbsolutePath(), s.port(), s.port());
     return s;
   }
 
@@ -151,6 +154,8 @@ public final class InferLensServer implements AutoCloseable {
     AdminApi.bind(sb, store);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
+    sb.service("/api/v1/openapi.yaml", HttpFile.of(InferLensServer.class.getClassLoader(),
+        "io/inferlens/api/openapi.yaml").asService());
     sb.service("/-/healthy", (ctx, req) ->
         HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Healthy.\n"));
     sb.service("/-/ready", (ctx, req) ->
@@ -208,6 +213,18 @@ public final class InferLensServer implements AutoCloseable {
       // Retention failing must not stop ingestion; it is retried on the next period.
       log.warn("retention run failed; will retry in {} ms", RETENTION_PERIOD_MS, e);
     }
+  }
+
+  /**
+   * @return the pattern of every route the server registered, in Armeria's notation: exact paths
+   *     ({@code /api/v1/targets}), path parameters as {@code :name}, prefixes ending in {@code /*}
+   */
+  public java.util.List<String> routes() {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (com.linecorp.armeria.server.ServiceConfig c : server.serviceConfigs()) {
+      out.add(c.route().patternString());
+    }
+    return out;
   }
 
   /** @return the bound HTTP port */
