@@ -10,7 +10,6 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -34,7 +33,7 @@ class OpenApiTest {
     JsonNode spec = spec();
     assertThat(spec.get("openapi").asText()).startsWith("3.");
     Set<String> documented = new TreeSet<>();
-    spec.get("paths").fieldNames().forEachRemaining(documented::add);
+    spec.get("paths").properties().forEach(e -> documented.add(e.getKey()));
     InferLensServer server = InferLensServer.start(ServerConfig.forTests(dir.resolve("data")),
         Clock.systemUTC());
     try {
@@ -64,10 +63,8 @@ class OpenApiTest {
     for (ErrorMapping.Kind k : ErrorMapping.Kind.values()) {
       assertThat(types).contains(ErrorMapping.errorType(k));
     }
-    for (Iterator<Map.Entry<String, JsonNode>> it = spec.get("paths").fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> path = it.next();
-      for (Iterator<Map.Entry<String, JsonNode>> ops = path.getValue().fields(); ops.hasNext(); ) {
-        Map.Entry<String, JsonNode> op = ops.next();
+    for (Map.Entry<String, JsonNode> path : spec.get("paths").properties()) {
+      for (Map.Entry<String, JsonNode> op : path.getValue().properties()) {
         JsonNode responses = op.getValue().get("responses");
         assertThat(responses).as("%s %s responses", op.getKey(), path.getKey()).isNotNull();
         assertThat(op.getValue().get("summary")).as("%s %s summary", op.getKey(), path.getKey())

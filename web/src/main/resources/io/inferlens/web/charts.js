@@ -221,6 +221,8 @@ export function dailyChart(el, { days, lines, unit, height = 220 }) {
     // The x range drawn (Unix seconds), for tests and for anyone inspecting the page.
     hooks: { setScale: [(u, key) => { if (key === 'x') el.dataset.xRange = `${u.scales.x.min},${u.scales.x.max}`; }] },
   }, [days, ...lines.map(l => l.values)], el);
+  // uPlot pads a time axis with one or two points by years, whatever the range function says.
+  if (days.length) u.setScale('x', { min: days[0] - 43200, max: days[days.length - 1] + 43200 });
   live.add(u);
   return u;
 }
