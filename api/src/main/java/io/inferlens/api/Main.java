@@ -161,9 +161,9 @@ public final class Main implements Runnable {
     // Named by its negative form: picocli gives "--no-X" the value false only when the option
     // is declared as "--no-X" with a true default (declared as "--X", "--no-X" gave true).
     @Option(names = "--no-analysis-warmup", defaultValue = "true", negatable = true,
-        description = "Evaluate the last 30 days of every target every 5 minutes so diagnoses and "
-            + "30-day trends answer from cache; --no-analysis-warmup for store-only benchmarks "
-            + "(default: ${DEFAULT-VALUE}).")
+        description = "Every 5 minutes, re-evaluate the targets and ranges asked for in the last "
+            + "hour (nothing before the first analysis or UI request) so they answer from cache; "
+            + "--no-analysis-warmup to turn it off (default: ${DEFAULT-VALUE}).")
     boolean analysisWarmup = true;
 
     @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
