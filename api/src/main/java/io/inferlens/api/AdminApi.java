@@ -48,7 +48,8 @@ final class AdminApi {
   private static HttpService service(String name, TimeSeriesStore store, Operation op) {
     return (ctx, req) -> {
       if (req.method() != HttpMethod.POST) {
-        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
+        return JsonEndpoints.error(ErrorMapping.Kind.METHOD_NOT_ALLOWED,
+            "admin " + name + " takes POST, not " + req.method());
       }
       // Waits for RocksDB: a full compaction is not bounded by the 60 s API timeout.
       ctx.clearRequestTimeout();
@@ -66,7 +67,7 @@ final class AdminApi {
           return JsonEndpoints.success(data);
         } catch (StorageException e) {
           log.error("admin {} failed in the store", name, e);
-          return JsonEndpoints.error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
+          return JsonEndpoints.error(ErrorMapping.Kind.UNAVAILABLE, e.getMessage());
         }
       }, ctx.blockingTaskExecutor()));
     };

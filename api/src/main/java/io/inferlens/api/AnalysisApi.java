@@ -180,22 +180,8 @@ public final class AnalysisApi {
   }
 
   private long step(QueryParams p, TimeParams t) {
-    String s = p.get("step");
-    long step;
-    if (s == null || s.isEmpty()) {
-      step = engine.config().stepMs();
-    } else {
-      try {
-        step = Math.round(Double.parseDouble(s) * 1000);
-      } catch (NumberFormatException e) {
-        step = Units.parseDurationMs(s);
-      }
-    }
-    if (step <= 0) {
-      throw new IllegalArgumentException("parameter step must be positive, got " + s);
-    }
-    long min = (t.endMs() - t.startMs()) / MAX_POINTS + 1;
-    return Math.max(step, min);
+    return TimeParams.stepMs(p.get("step"), t.endMs() - t.startMs(), engine.config().stepMs(),
+        MAX_POINTS);
   }
 
   private Object signals(QueryParams p) throws StorageException {

@@ -64,27 +64,8 @@ public final class DashboardApi {
   }
 
   private long step(QueryParams p, TimeParams t) {
-    String s = p.get("step");
-    long base = engine.config().stepMs();
-    long step;
-    if (s == null || s.isEmpty()) {
-      step = base;
-    } else {
-      try {
-        step = Math.round(Double.parseDouble(s) * 1000);
-      } catch (NumberFormatException e) {
-        step = Units.parseDurationMs(s);
-      }
-    }
-    if (step <= 0) {
-      throw new IllegalArgumentException("parameter step must be positive, got " + s);
-    }
-    long min = (t.endMs() - t.startMs()) / MAX_POINTS + 1;
-    if (step < min) {
-      // Widen to a multiple of the analysis step so the grid stays aligned with it.
-      step = ((min + base - 1) / base) * base;
-    }
-    return step;
+    return TimeParams.stepMs(p.get("step"), t.endMs() - t.startMs(), engine.config().stepMs(),
+        MAX_POINTS);
   }
 
   private Object dashboard(QueryParams p) throws StorageException {

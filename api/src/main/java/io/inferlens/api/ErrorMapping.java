@@ -3,40 +3,108 @@ package io.inferlens.api;
 import com.linecorp.armeria.common.HttpStatus;
 import io.inferlens.ingest.IngestException;
 
-/** The one place where error kinds become HTTP status codes (STYLE.md item 7). */
+/**
+ * The one place where error kinds become HTTP statuses, for every route (STYLE.md item 7). Every
+ * handler classifies a failure as one {@link Kind}; this class alone says which status and which
+ * Prometheus {@code errorType} that kind answers with. Nothing branches on message text.
+ */
 public final class ErrorMapping {
+
+  /** The closed set of error kinds the server answers with. */
+  public enum Kind {
+    /** Bad input (parameter, body, time, selector): 400 {@code bad_data}; never retried. */
+    BAD_DATA,
+    /** No route and no UI file at the path: 404 {@code not_found}. */
+    NOT_FOUND,
+    /** The route exists but not for this HTTP method: 405 {@code method_not_allowed}. */
+    METHOD_NOT_ALLOWED,
+    /** A body or result over a configured limit: 413 {@code too_large}. */
+    TOO_LARGE,
+    /** A body in an encoding or content type the route does not take: 415 {@code bad_data}. */
+    UNSUPPORTED_MEDIA_TYPE,
+    /** The store failed; the client should retry: 503 {@code unavailable}. */
+    UNAVAILABLE,
+    /** A bug in InferLens: 500 {@code internal}. */
+    INTERNAL
+  }
 
   private ErrorMapping() {}
 
   /**
-   * @param kind the ingest error kind
-   * @return 400, 413 or 415; never 5xx, since bad input must not be retried
+   * @param kind the error kind
+   * @return its HTTP status: 400, 404, 405, 413, 415, 503 or 500
    */
-  public static HttpStatus status(IngestException.Kind kind) {
+  public static HttpStatus status(Kind kind) {
     switch (kind) {
-      case BAD_REQUEST:
-        return HttpStatus.BAD_REQUEST;
-      case PAYLOAD_TOO_LARGE:
-        return HttpStatus.REQUEST_ENTITY_TOO_LARGE;
+      case BAD_DATA: return HttpStatus.BAD_REQUEST;
+      case NOT_FOUND: return HttpStatus.NOT_FOUND;
+      case METHOD_NOT_ALLOWED: return HttpStatus.METHOD_NOT_ALLOWED;
+      case TOO_LARGE: return HttpStatus.REQUEST_ENTITY_TOO_LARGE;
+      case UNSUPPORTED_MEDIA_TYPE: return HttpStatus.UNSUPPORTED_MEDIA_TYPE;
+      case UNAVAILABLE: return HttpStatus.SERVICE_UNAVAILABLE;
+      case INTERNAL: return HttpStatus.INTERNAL_SERVER_ERROR;
+      default: throw new AssertionError("unmapped error kind " + kind);
+    }
+  }
+
+  /**
+   * @param kind the error kind
+   * @return the {@code errorType} of the JSON envelope: {@code bad_data}, {@code not_found},
+   *     {@code method_not_allowed}, {@code too_large}, {@code unavailable} or {@code internal}
+   */
+  public static String errorType(Kind kind) {
+    switch (kind) {
+      case BAD_DATA:
       case UNSUPPORTED_MEDIA_TYPE:
-        return HttpStatus.UNSUPPORTED_MEDIA_TYPE;
-      default:
-        throw new AssertionError("unmapped ingest error kind " + kind);
+        return "bad_data";
+      case NOT_FOUND: return "not_found";
+      case METHOD_NOT_ALLOWED: return "method_not_allowed";
+      case TOO_LARGE: return "too_large";
+      case UNAVAILABLE: return "unavailable";
+      case INTERNAL: return "internal";
+      default: throw new AssertionError("unmapped error kind " + kind);
+    }
+  }
+
+  /**
+   * @param kind the ingest error kind
+   * @return the server's kind: {@link Kind#BAD_DATA}, {@link Kind#TOO_LARGE} or
+   *     {@link Kind#UNSUPPORTED_MEDIA_TYPE}; never a 5xx kind, since bad input must not be retried
+   */
+  public static Kind kind(IngestException.Kind kind) {
+    switch (kind) {
+      case BAD_REQUEST: return Kind.BAD_DATA;
+      case PAYLOAD_TOO_LARGE: return Kind.TOO_LARGE;
+      case UNSUPPORTED_MEDIA_TYPE: return Kind.UNSUPPORTED_MEDIA_TYPE;
+      default: throw new AssertionError("unmapped ingest error kind " + kind);
     }
   }
 
   /**
    * @param kind the remote-read error kind
-   * @return 400 or 413; never 5xx, since bad input must not be retried
+   * @return {@link Kind#BAD_DATA} or {@link Kind#TOO_LARGE}
+   */
+  public static Kind kind(RemoteReadException.Kind kind) {
+    switch (kind) {
+      case BAD_REQUEST: return Kind.BAD_DATA;
+      case TOO_LARGE: return Kind.TOO_LARGE;
+      default: throw new AssertionError("unmapped remote-read error kind " + kind);
+    }
+  }
+
+  /**
+   * @param kind the ingest error kind
+   * @return {@code status(kind(kind))}: 400, 413 or 415
+   */
+  public static HttpStatus status(IngestException.Kind kind) {
+    return status(kind(kind));
+  }
+
+  /**
+   * @param kind the remote-read error kind
+   * @return {@code status(kind(kind))}: 400 or 413
    */
   public static HttpStatus status(RemoteReadException.Kind kind) {
-    switch (kind) {
-      case BAD_REQUEST:
-        return HttpStatus.BAD_REQUEST;
-      case TOO_LARGE:
-        return HttpStatus.REQUEST_ENTITY_TOO_LARGE;
-      default:
-        throw new AssertionError("unmapped remote-read error kind " + kind);
-    }
+    return status(kind(kind));
   }
 }

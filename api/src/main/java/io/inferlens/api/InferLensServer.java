@@ -4,6 +4,7 @@ import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.server.Server;
+import com.linecorp.armeria.server.file.HttpFile;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.catalog.SignalCatalog;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
@@ -56,6 +57,7 @@ public final class InferLensServer implements AutoCloseable {
   private final SelfMetrics metrics;
   private final ScheduledExecutorService housekeeping;
   private final DiagnosisEngine engine;
+  private final AnalysisDemand demand;
   private Server server;
   /** Set by {@link #configureServices}; closed after the server stopped. */
   private WriteService writeService;
@@ -80,6 +82,7 @@ public final class InferLensServer implements AutoCloseable {
     io.micrometer.core.instrument.FunctionCounter.builder("inferlens.analysis.cache.misses",
         engine.cache(), c -> c.misses()).description("Chunk lookups evaluated from samples")
         .register(registry);
+    this.demand = new AnalysisDemand(clock);
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "inferlens-housekeeping");
       t.setDaemon(true);
@@ -112,8 +115,10 @@ public final class InferLensServer implements AutoCloseable {
       s.housekeeping.scheduleWithFixedDelay(s::warmAnalysis, WARM_DELAY_MS, WARM_PERIOD_MS,
           TimeUnit.MILLISECONDS);
     }
-    log.info("InferLens listening on {} with data in {}", s.server.activePorts().keySet(),
-        config.dataDir().toAbsolutePath());
+    // The one listening line; `serve` prints nothing more.
+    log.info("InferLens listening on port {}, data in {}; remote_write URL: http://HOST:{}"
+        + "/api/v1/write, remote_read URL: http://HOST:{}/api/v1/read", s.port(),
+        config.dataDir().toAbsolutePath(), s.port(), s.port());
     return s;
   }
 
@@ -138,12 +143,19 @@ public final class InferLensServer implements AutoCloseable {
     sb.service("/api/v1/read", new RemoteReadService(store.querier(), config.maxRequestBytes(),
         config.maxReadSeries(), config.maxReadBytes(), metrics));
     new PrometheusApi(store.querier(), clock).bind(sb);
+    // Analysis requests say what the warm-up keeps warm; it evaluates nothing nobody asked for.
+    sb.decorator((delegate, ctx, req) -> {
+      demand.note(ctx.path(), ctx.queryParams());
+      return delegate.serve(ctx, req);
+    });
     new AnalysisApi(engine, clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);
     AdminApi.bind(sb, store);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
+    sb.service("/api/v1/openapi.yaml", HttpFile.of(InferLensServer.class.getClassLoader(),
+        "io/inferlens/api/openapi.yaml").asService());
     sb.service("/-/healthy", (ctx, req) ->
         HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Healthy.\n"));
     sb.service("/-/ready", (ctx, req) ->
@@ -153,20 +165,45 @@ public final class InferLensServer implements AutoCloseable {
 
   /** First analysis warm-up after start: let the server answer its first requests first. */
   private static final long WARM_DELAY_MS = 30_000L;
-  /** How often the last 30 days of every target are evaluated into the engine's chunk cache. */
+  /** How often the recently asked targets and ranges are evaluated into the chunk cache. */
   private static final long WARM_PERIOD_MS = 5 * 60_000L;
 
   /**
-   * Keeps diagnoses current as samples arrive: evaluates the last 30 days of every target so the
-   * engine's chunk cache holds them and a 30-day request only evaluates the newest minutes.
+   * Keeps recently asked analyses current as samples arrive: evaluates, ending now, each target
+   * and range length asked within {@link AnalysisDemand#WINDOW_MS} (every target where the ask
+   * named none), each at {@link DiagnosisEngine#fitStepMs} of its range, so the chunk cache holds
+   * them and the next such request only evaluates the newest minutes. Does nothing until a client
+   * asked. A failure is logged in one line and retried next period; only a store failure carries
+   * its stack trace.
+   *
+   * @return how many evaluations ran (one per ask; a missing target counts none)
    */
-  private void warmAnalysis() {
-    try {
+  int warmAnalysis() {
+    int ran = 0;
+    for (AnalysisDemand.Ask ask : demand.recent()) {
       long now = clock.millis();
-      engine.diagnoses(now - 30 * 86_400_000L, now, java.util.List.of());
-    } catch (Exception e) {
-      log.warn("analysis warm-up failed; will retry in {} ms", WARM_PERIOD_MS, e);
+      long start = now - ask.rangeMs();
+      try {
+        if (ask.target() == null) {
+          engine.diagnoses(start, now, java.util.List.of());
+          ran++;
+        } else {
+          for (io.inferlens.analysis.target.Target t : engine.targets(start, now)) {
+            if (t.id().equals(ask.target())) {
+              engine.analyze(t, start, now, 0);
+              ran++;
+            }
+          }
+        }
+      } catch (StorageException e) {
+        log.warn("analysis warm-up failed in the store; will retry in {} ms", WARM_PERIOD_MS, e);
+      } catch (RuntimeException e) {
+        log.warn("analysis warm-up of {} over {} ms failed: {}; will retry in {} ms",
+            ask.target() == null ? "every target" : ask.target(), ask.rangeMs(), e.getMessage(),
+            WARM_PERIOD_MS);
+      }
     }
+    return ran;
   }
 
   private void runRetention() {
@@ -176,6 +213,18 @@ public final class InferLensServer implements AutoCloseable {
       // Retention failing must not stop ingestion; it is retried on the next period.
       log.warn("retention run failed; will retry in {} ms", RETENTION_PERIOD_MS, e);
     }
+  }
+
+  /**
+   * @return the pattern of every route the server registered, in Armeria's notation: exact paths
+   *     ({@code /api/v1/targets}), path parameters as {@code :name}, prefixes ending in {@code /*}
+   */
+  public java.util.List<String> routes() {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    for (com.linecorp.armeria.server.ServiceConfig c : server.serviceConfigs()) {
+      out.add(c.route().patternString());
+    }
+    return out;
   }
 
   /** @return the bound HTTP port */

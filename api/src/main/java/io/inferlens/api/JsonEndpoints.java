@@ -49,16 +49,16 @@ final class JsonEndpoints {
   static HttpService get(String what, Handler handler) {
     return (ctx, req) -> {
       if (req.method() != HttpMethod.GET) {
-        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
+        return error(ErrorMapping.Kind.METHOD_NOT_ALLOWED, what + " takes GET, not " + req.method());
       }
       return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
         try {
           return success(handler.handle(ctx.queryParams()));
         } catch (IllegalArgumentException e) {
-          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
+          return error(ErrorMapping.Kind.BAD_DATA, e.getMessage());
         } catch (StorageException e) {
           log.error("{} failed in the store", what, e);
-          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
+          return error(ErrorMapping.Kind.UNAVAILABLE, e.getMessage());
         }
       }, ctx.blockingTaskExecutor()));
     };
@@ -76,17 +76,16 @@ final class JsonEndpoints {
   }
 
   /**
-   * @param status the HTTP status
-   * @param errorType Prometheus error type, e.g. {@code bad_data}
+   * @param kind the error kind; {@link ErrorMapping} gives its status and {@code errorType}
    * @param message what was wrong, naming the parameter
-   * @return the error envelope
+   * @return the error envelope {@code {"status":"error","errorType":…,"error":message}}
    */
-  static HttpResponse error(HttpStatus status, String errorType, String message) {
+  static HttpResponse error(ErrorMapping.Kind kind, String message) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("status", "error");
-    body.put("errorType", errorType);
+    body.put("errorType", ErrorMapping.errorType(kind));
     body.put("error", message);
-    return json(status, body);
+    return json(ErrorMapping.status(kind), body);
   }
 
   private static HttpResponse json(HttpStatus status, Object body) {

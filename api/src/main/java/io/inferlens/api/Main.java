@@ -12,9 +12,10 @@ import picocli.CommandLine.Option;
  * The command line: {@code java -jar inferlens.jar serve [options]}. Exit codes: 0 normal stop,
  * 1 the store could not be opened, 2 bad options.
  */
-@Command(name = "inferlens", mixinStandardHelpOptions = true, version = "InferLens 0.1.0",
+@Command(name = "inferlens", mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     description = "Stores Prometheus remote-write samples and explains slow LLM inference.",
-    subcommands = {Main.Serve.class, io.inferlens.api.sim.SimulateCommand.class,
+    subcommands = {Main.Serve.class, io.inferlens.simulator.SimulateCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
@@ -22,7 +23,21 @@ public final class Main implements Runnable {
    * @param args command line arguments
    */
   public static void main(String[] args) {
+    bridgeJulToSlf4j();
     System.exit(new CommandLine(new Main()).execute(args));
+  }
+
+  /**
+   * Routes java.util.logging (and so {@code System.Logger}, which the storage module and some
+   * libraries use) into SLF4J, so every event is one line in slf4j-simple's format instead of
+   * JUL's two-line {@code INFO:} records. Idempotent.
+   */
+  static void bridgeJulToSlf4j() {
+    if (!org.slf4j.bridge.SLF4JBridgeHandler.isInstalled()) {
+      org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+      org.slf4j.bridge.SLF4JBridgeHandler.install();
+      java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.INFO);
+    }
   }
 
   @Override
@@ -51,6 +66,7 @@ public final class Main implements Runnable {
 
   /** {@code serve}: run the service until SIGTERM/SIGINT. */
   @Command(name = "serve", mixinStandardHelpOptions = true,
+      versionProvider = VersionProvider.class,
       description = "Run the InferLens server: remote write in, Prometheus-style API out.")
   static final class Serve implements Callable<Integer> {
 
@@ -145,9 +161,9 @@ public final class Main implements Runnable {
     // Named by its negative form: picocli gives "--no-X" the value false only when the option
     // is declared as "--no-X" with a true default (declared as "--X", "--no-X" gave true).
     @Option(names = "--no-analysis-warmup", defaultValue = "true", negatable = true,
-        description = "Evaluate the last 30 days of every target every 5 minutes so diagnoses and "
-            + "30-day trends answer from cache; --no-analysis-warmup for store-only benchmarks "
-            + "(default: ${DEFAULT-VALUE}).")
+        description = "Every 5 minutes, re-evaluate the targets and ranges asked for in the last "
+            + "hour (nothing before the first analysis or UI request) so they answer from cache; "
+            + "--no-analysis-warmup to turn it off (default: ${DEFAULT-VALUE}).")
     boolean analysisWarmup = true;
 
     @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
@@ -229,13 +245,14 @@ public final class Main implements Runnable {
         return 1;
       }
       CountDownLatch stopped = new CountDownLatch(1);
+      long startedNs = System.nanoTime();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         server.close();
+        org.slf4j.LoggerFactory.getLogger(Main.class).info("InferLens stopped after {} s",
+            String.format(java.util.Locale.ROOT, "%.1f",
+                (System.nanoTime() - startedNs) / 1e9));
         stopped.countDown();
       }, "inferlens-shutdown"));
-      System.out.println("InferLens listening on port " + server.port() + ", data in "
-          + dataDir.toAbsolutePath() + "; remote_write URL: http://HOST:" + server.port()
-          + "/api/v1/write, remote_read URL: http://HOST:" + server.port() + "/api/v1/read");
       stopped.await();
       return 0;
     }

@@ -94,16 +94,17 @@ public final class PrometheusApi {
   private HttpService blocking(Handler h) {
     return (ctx, req) -> {
       if (req.method() != HttpMethod.GET && req.method() != HttpMethod.POST) {
-        return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED);
+        return JsonEndpoints.error(ErrorMapping.Kind.METHOD_NOT_ALLOWED,
+            "this endpoint takes GET or POST, not " + req.method());
       }
       return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
         try {
           return h.handle(ctx, params(ctx, agg));
         } catch (IllegalArgumentException e) {
-          return error(HttpStatus.BAD_REQUEST, "bad_data", e.getMessage());
+          return JsonEndpoints.error(ErrorMapping.Kind.BAD_DATA, e.getMessage());
         } catch (StorageException e) {
           log.error("read failed in the store", e);
-          return error(HttpStatus.SERVICE_UNAVAILABLE, "internal", e.getMessage());
+          return JsonEndpoints.error(ErrorMapping.Kind.UNAVAILABLE, e.getMessage());
         }
       }, ctx.blockingTaskExecutor()));
     };
@@ -252,18 +253,7 @@ public final class PrometheusApi {
     if (step == null || step.isEmpty()) {
       return Resolution.FIVE_MINUTES;
     }
-    long stepMs;
-    // Plain decimal seconds as Prometheus takes them; anything else is a duration ("1d" is a
-    // Java double literal, so Double.parseDouble alone would read it as 1 second).
-    if (step.matches("[0-9]+(\\.[0-9]+)?")) {
-      stepMs = Math.round(Double.parseDouble(step) * 1000);
-      if (stepMs <= 0) {
-        throw new IllegalArgumentException("parameter step must be positive, got \"" + step
-            + "\"");
-      }
-    } else {
-      stepMs = Units.parseDurationMs("parameter step", step);
-    }
+    long stepMs = TimeParams.parseDurationMs("step", step);
     Resolution r = Resolution.coarsestFitting(stepMs);
     if (r == null) {
       throw new IllegalArgumentException("parameter step (" + step + ") is shorter than the"
@@ -317,7 +307,4 @@ public final class PrometheusApi {
     return JsonEndpoints.success(data);
   }
 
-  private static HttpResponse error(HttpStatus status, String errorType, String message) {
-    return JsonEndpoints.error(status, errorType, message);
-  }
 }

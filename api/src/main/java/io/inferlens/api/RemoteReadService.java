@@ -119,15 +119,16 @@ public final class RemoteReadService implements HttpService {
   @Override
   public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
     if (req.method() != HttpMethod.POST) {
-      metrics.readRequest("none", HttpStatus.METHOD_NOT_ALLOWED.code());
-      return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED, MediaType.PLAIN_TEXT_UTF_8,
-          "remote read takes POST, not " + req.method() + "\n");
+      HttpStatus status = ErrorMapping.status(ErrorMapping.Kind.METHOD_NOT_ALLOWED);
+      metrics.readRequest("none", status.code());
+      return text(status, "remote read takes POST, not " + req.method());
     }
     long declared = req.headers().contentLength();
     long cap = ctx.maxRequestLength();
     if (cap > 0 && declared > cap) {
-      metrics.readRequest("none", HttpStatus.REQUEST_ENTITY_TOO_LARGE.code());
-      return text(HttpStatus.REQUEST_ENTITY_TOO_LARGE,
+      HttpStatus status = ErrorMapping.status(ErrorMapping.Kind.TOO_LARGE);
+      metrics.readRequest("none", status.code());
+      return text(status,
           "body of " + declared + " bytes exceeds --max-request-bytes " + cap);
     }
     return HttpResponse.of(req.aggregate().thenApplyAsync(this::handle, ctx.blockingTaskExecutor()));
@@ -146,12 +147,12 @@ public final class RemoteReadService implements HttpService {
       return text(status, e.getMessage());
     } catch (StorageException e) {
       log.error("remote read failed in the store", e);
-      status = HttpStatus.SERVICE_UNAVAILABLE;
+      status = ErrorMapping.status(ErrorMapping.Kind.UNAVAILABLE);
       return text(status, "storage failure: " + e.getMessage());
     } catch (RuntimeException e) {
       // A bug, not bad input.
       log.error("unexpected error while answering remote read", e);
-      status = HttpStatus.INTERNAL_SERVER_ERROR;
+      status = ErrorMapping.status(ErrorMapping.Kind.INTERNAL);
       return text(status, "internal error: " + e);
     } finally {
       metrics.readRequest(type, status.code());

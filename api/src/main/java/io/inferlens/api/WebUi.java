@@ -21,7 +21,8 @@ import com.linecorp.armeria.server.file.HttpFile;
  *
  * <p>Bind it after the API routes: its catch-all prefix {@code /} must not shadow {@code /api},
  * {@code /metrics} or {@code /-/} (Armeria prefers exact and longer routes, so the order only
- * matters for readability). Unknown paths answer 404. The app's files are revalidated on every
+ * matters for readability). Unknown paths answer 404 in the JSON error envelope
+ * ({@code "errorType":"not_found"}). The app's files are revalidated on every
  * load ({@code no-cache}) so an upgrade is picked up at once; the versioned WebJar is cached for a
  * day.
  */
@@ -44,8 +45,11 @@ public final class WebUi {
     sb.serviceUnder("/webjars/", FileService.builder(cl, WEBJARS)
         .cacheControl(ServerCacheControl.builder().maxAgeSeconds(86_400).build())
         .build());
+    // Paths that are neither a route nor a UI file: the JSON 404 envelope, not "File not found".
     sb.serviceUnder("/", FileService.builder(cl, ROOT)
         .cacheControl(ServerCacheControl.REVALIDATED)
-        .build());
+        .build()
+        .orElse((ctx, req) -> JsonEndpoints.error(ErrorMapping.Kind.NOT_FOUND,
+            "no route or file at " + ctx.path())));
   }
 }

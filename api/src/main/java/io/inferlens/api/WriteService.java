@@ -69,17 +69,15 @@ public final class WriteService implements HttpService, AutoCloseable {
   @Override
   public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
     if (req.method() != HttpMethod.POST) {
-      metrics.writeRequest(HttpStatus.METHOD_NOT_ALLOWED.code());
-      return HttpResponse.of(HttpStatus.METHOD_NOT_ALLOWED, MediaType.PLAIN_TEXT_UTF_8,
-          "remote write takes POST, not " + req.method() + "\n");
+      return text(ErrorMapping.Kind.METHOD_NOT_ALLOWED,
+          "remote write takes POST, not " + req.method());
     }
     long declared = req.headers().contentLength();
     long cap = ctx.maxRequestLength();
     if (cap > 0 && declared > cap) {
       // Say which limit, before Armeria reads the body only to refuse it generically.
-      metrics.writeRequest(HttpStatus.REQUEST_ENTITY_TOO_LARGE.code());
-      return HttpResponse.of(HttpStatus.REQUEST_ENTITY_TOO_LARGE, MediaType.PLAIN_TEXT_UTF_8,
-          "body of " + declared + " bytes exceeds --max-request-bytes " + cap + "\n");
+      return text(ErrorMapping.Kind.TOO_LARGE,
+          "body of " + declared + " bytes exceeds --max-request-bytes " + cap);
     }
     return HttpResponse.of(req.aggregate().thenApplyAsync(this::handle, pool));
   }
@@ -100,22 +98,24 @@ public final class WriteService implements HttpService, AutoCloseable {
         metrics.writeRequest(HttpStatus.NO_CONTENT.code());
         response = HttpResponse.of(HttpStatus.NO_CONTENT);
       } else {
-        response = text(HttpStatus.BAD_REQUEST, outcome.errorMessage());
+        response = text(ErrorMapping.Kind.BAD_DATA, outcome.errorMessage());
       }
     } catch (IngestException e) {
-      response = text(ErrorMapping.status(e.kind()), e.getMessage());
+      response = text(ErrorMapping.kind(e.kind()), e.getMessage());
     } catch (StorageException e) {
       log.error("remote write failed in the store; answering 503 so the sender retries", e);
-      response = text(HttpStatus.SERVICE_UNAVAILABLE, "storage failure: " + e.getMessage());
+      response = text(ErrorMapping.Kind.UNAVAILABLE, "storage failure: " + e.getMessage());
     } catch (RuntimeException e) {
       // A bug, not bad input: say so, and let the sender retry.
       log.error("unexpected error while handling remote write", e);
-      response = text(HttpStatus.INTERNAL_SERVER_ERROR, "internal error: " + e);
+      response = text(ErrorMapping.Kind.INTERNAL, "internal error: " + e);
     }
     return response;
   }
 
-  private HttpResponse text(HttpStatus status, String message) {
+  /** Remote write answers errors in plain text, as Prometheus's receivers do. */
+  private HttpResponse text(ErrorMapping.Kind kind, String message) {
+    HttpStatus status = ErrorMapping.status(kind);
     metrics.writeRequest(status.code());
     return HttpResponse.of(status, MediaType.PLAIN_TEXT_UTF_8, message + "\n");
   }

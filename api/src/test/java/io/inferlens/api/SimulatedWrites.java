@@ -2,9 +2,9 @@ package io.inferlens.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.inferlens.api.sim.Exposition;
-import io.inferlens.api.sim.Scenario;
-import io.inferlens.api.sim.SimulationModel;
+import io.inferlens.simulator.Exposition;
+import io.inferlens.simulator.Scenario;
+import io.inferlens.simulator.SimulationModel;
 import io.inferlens.proto.prometheus.Remote.WriteRequest;
 import io.inferlens.proto.prometheus.Types.Label;
 import io.inferlens.proto.prometheus.Types.Sample;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.inferlens.api.sim.Scenario;
+import io.inferlens.simulator.Scenario;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -412,4 +412,42 @@ class WebUiBrowserTest {
     screenshot("trends-30d");
   }
 
+  @Test
+  @Order(7)
+  void customRangesTakeUnixSecondsMillisecondsAndRfc3339() throws Exception {
+    long to = System.currentTimeMillis() / 1000;
+    long from = to - 1800;
+    for (String[] ft : new String[][] {
+        {Long.toString(from), Long.toString(to)},
+        {Long.toString(from * 1000), Long.toString(to * 1000)},
+        {java.time.Instant.ofEpochSecond(from).toString(),
+            java.time.Instant.ofEpochSecond(to).toString()}}) {
+      driver.get("about:blank");
+      open(base, "#/target/" + peakId + "?range=custom&from=" + ft[0] + "&to=" + ft[1]);
+      assertThat(driver.findElement(By.id("app")).getText()).doesNotContain("Loading…");
+      assertChartsDrawn(driver.findElements(By.cssSelector("section.chart")).size());
+      assertThat(driver.findElements(By.cssSelector("section.chart"))).isNotEmpty();
+    }
+  }
+
+  @Test
+  @Order(8)
+  void aSparseTrendAxisSpansItsData() throws Exception {
+    driver.get("about:blank");
+    open(base, "#/trends/" + healthyId + "?range=30d");
+    new WebDriverWait(driver, Duration.ofSeconds(20)).until(d ->
+        !d.findElements(By.cssSelector("[data-x-range]")).isEmpty());
+    List<WebElement> charts = driver.findElements(By.cssSelector("[data-x-range]"));
+    long today = System.currentTimeMillis() / 1000 / 86_400 * 86_400;
+    for (WebElement c : charts) {
+      String[] r = c.getAttribute("data-x-range").split(",");
+      double min = Double.parseDouble(r[0]);
+      double max = Double.parseDouble(r[1]);
+      // One or two days of data: the axis spans them plus half a day, not years.
+      assertThat(max - min).isLessThanOrEqualTo(3 * 86_400);
+      assertThat(min).isLessThanOrEqualTo(today);
+      assertThat(max).isGreaterThanOrEqualTo(today);
+    }
+    screenshot("trends-sparse");
+  }
 }

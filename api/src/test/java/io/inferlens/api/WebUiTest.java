@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.inferlens.api.sim.Scenario;
+import io.inferlens.simulator.Scenario;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -92,15 +92,18 @@ class WebUiTest {
   }
 
   @Test
-  void aYearOfDiagnosesAtTheAnalysisStepIsRefusedWithTheLimitAndTheServerKeepsServing() {
+  void aYearOfDiagnosesIsAnsweredAtACoarserMultipleOfTheAnalysisStep() throws Exception {
     long yearAgo = System.currentTimeMillis() / 1000 - 365 * 86_400L;
     for (String path : List.of("/api/v1/diagnoses?start=" + yearAgo,
         "/api/v1/dashboard?target=" + Requests.enc(id) + "&signal=e2e_p95&start=" + yearAgo)) {
       HttpResponse<String> r = Requests.get(base.resolve(path));
-      assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(400);
-      assertThat(r.body()).contains("bad_data").contains("over the limit of 400000")
-          .contains("/api/v1/trends");
+      assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(200);
+      assertThat(r.body()).contains("\"success\"");
     }
+    JsonNode d = JSON.readTree(Requests.get(base.resolve("/api/v1/dashboard?target="
+        + Requests.enc(id) + "&signal=e2e_p95&start=" + yearAgo)).body()).get("data");
+    double stepS = d.get("step").asDouble();
+    assertThat(stepS).isGreaterThan(15).isEqualTo(15 * Math.rint(stepS / 15));
     assertThat(Requests.get(base.resolve("/api/v1/diagnoses")).statusCode()).isEqualTo(200);
   }
 

@@ -1,5 +1,5 @@
 // InferLens web UI: hash router, header controls (range, auto-refresh, theme) and views.
-import { current, link, update, RANGES } from './state.js';
+import { current, link, update, RANGES, toSeconds } from './state.js';
 import { destroyAll } from './charts.js';
 import { renderOverview } from './overview.js';
 import { renderTarget } from './target.js';
@@ -47,8 +47,9 @@ function showCustom(show) {
   if (show) {
     const p = current().params;
     const now = Date.now() / 1000;
-    form.from.value = form.from.value || toLocalInput(p.from ? Date.parse(p.from) / 1000 : now - 86400);
-    form.to.value = form.to.value || toLocalInput(p.to ? Date.parse(p.to) / 1000 : now);
+    // from/to may be Unix seconds, Unix ms or RFC 3339; an unreadable one falls back to the default.
+    form.from.value = form.from.value || toLocalInput(toSeconds(p.from || '') ?? now - 86400);
+    form.to.value = form.to.value || toLocalInput(toSeconds(p.to || '') ?? now);
   }
 }
 

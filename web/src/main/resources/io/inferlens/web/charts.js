@@ -212,10 +212,17 @@ export function dailyChart(el, { days, lines, unit, height = 220 }) {
     value: (u, v) => fmt(v, unit) }));
   const u = new uPlot({
     width: Math.max(300, el.clientWidth || 600), height,
-    scales: { x: { time: true }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+    // The x axis spans the data plus half a day each side: uPlot's own range for one or two
+    // days of data ran over years (Dec 2026 to Jun 2029 for a single day).
+    scales: { x: { time: true, range: (u, min, max) => [min - 43200, max + 43200] },
+      y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     axes: [{ ...axis }, { ...axis, size: 64, values: (u, vals) => vals.map(v => fmt(v, unit)) }],
     series,
+    // The x range drawn (Unix seconds), for tests and for anyone inspecting the page.
+    hooks: { setScale: [(u, key) => { if (key === 'x') el.dataset.xRange = `${u.scales.x.min},${u.scales.x.max}`; }] },
   }, [days, ...lines.map(l => l.values)], el);
+  // uPlot pads a time axis with one or two points by years, whatever the range function says.
+  if (days.length) u.setScale('x', { min: days[0] - 43200, max: days[days.length - 1] + 43200 });
   live.add(u);
   return u;
 }

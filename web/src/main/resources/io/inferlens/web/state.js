@@ -33,8 +33,18 @@ export function update(patch) {
 }
 
 /** Seconds since the epoch from a URL value: Unix seconds or anything Date parses. */
-function toSeconds(v) {
-  if (/^\d+(\.\d+)?$/.test(v)) return Number(v);
+/**
+ * A URL time in Unix seconds: Unix seconds (`1796150410`, decimals allowed), Unix milliseconds
+ * (`1796150410000`: any number over 1e11, which in seconds would be after the year 5000) or
+ * RFC 3339 (`2026-12-01T10:00:00Z`).
+ * @param {string} v the raw `from`/`to` value
+ * @returns {number|null} seconds, or null when the value is none of these
+ */
+export function toSeconds(v) {
+  if (/^\d+(\.\d+)?$/.test(v)) {
+    const n = Number(v);
+    return n > 1e11 ? n / 1000 : n;
+  }
   const t = Date.parse(v);
   return Number.isNaN(t) ? null : t / 1000;
 }

@@ -209,7 +209,8 @@ public final class DiagnosisEngine {
    * @param target the target
    * @param startMs requested range start, ms
    * @param endMs requested range end, ms, ≥ startMs
-   * @param stepMs evaluation step, ms; {@link AnalysisConfig#stepMs()} when ≤ 0
+   * @param stepMs evaluation step, ms; when ≤ 0, {@link #fitStepMs} of the range (the analysis
+   *     step, coarsened for long ranges)
    * @return the analysis
    * @throws StorageException if the store fails
    * @throws IllegalArgumentException if end &lt; start, or the range holds more than
@@ -220,7 +221,7 @@ public final class DiagnosisEngine {
     if (endMs < startMs) {
       throw new IllegalArgumentException("end " + endMs + " ms is before start " + startMs + " ms");
     }
-    long step = stepMs > 0 ? stepMs : config.stepMs();
+    long step = stepMs > 0 ? stepMs : fitStepMs(endMs - startMs);
     long steps = (endMs - startMs) / step;
     if (steps > MAX_STEPS || steps < 0) {
       throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
@@ -304,9 +305,23 @@ public final class DiagnosisEngine {
   }
 
   /**
+   * The step a range is evaluated at when the caller names none: the analysis step when the
+   * range fits in {@link #MAX_STEPS} steps at it, else the smallest multiple of the analysis step
+   * that fits (as dashboards coarsen), so no range is refused for its length.
+   *
+   * @param rangeMs the range's length in milliseconds, &ge; 0
+   * @return the step in milliseconds, a positive multiple of {@link AnalysisConfig#stepMs()}
+   */
+  public long fitStepMs(long rangeMs) {
+    long base = config.stepMs();
+    long min = (Math.max(0, rangeMs) + MAX_STEPS - 1) / MAX_STEPS; // rangeMs / step <= MAX_STEPS
+    return Math.max(1, (min + base - 1) / base) * base;
+  }
+
+  /**
    * Diagnoses of every target (or those whose labels satisfy one of the selectors) overlapping
-   * a range, oldest first, including VERSION_REGRESSION between consecutive models of an
-   * instance.
+   * a range, oldest first, evaluated at {@link #fitStepMs} of the range, including
+   * VERSION_REGRESSION between consecutive models of an instance.
    *
    * @param startMs range start, ms
    * @param endMs range end, ms
@@ -323,7 +338,7 @@ public final class DiagnosisEngine {
       if (!selected(t, selectors)) {
         continue;
       }
-      TargetAnalysis a = analyze(t, startMs, endMs, config.stepMs());
+      TargetAnalysis a = analyze(t, startMs, endMs, fitStepMs(endMs - startMs));
       analyses.add(a);
       out.addAll(a.result().diagnoses());
     }

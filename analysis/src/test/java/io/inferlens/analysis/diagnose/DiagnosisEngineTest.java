@@ -161,15 +161,23 @@ class DiagnosisEngineTest {
   }
 
   @Test
-  void rangesOverTheStepLimitAreRefusedWithAMessageNotEvaluated() throws Exception {
+  void explicitStepsOverTheLimitAreRefusedAndUnnamedStepsAreCoarsenedToFit() throws Exception {
     scrapeVllm("a", "m1", DAY_AGO, 40, i -> 2.5, i -> 0, i -> 50, i -> 0.3,
         new double[LE.length + 3]);
     long year = 365 * 86_400_000L;
+    Target first = engine.targets(DAY_AGO, NOW).get(0);
     // A year at the 15 s analysis step is 2.1 M steps: it once ran the heap out of memory.
-    assertThatThrownBy(() -> engine.diagnoses(NOW - year, NOW, List.of()))
+    assertThatThrownBy(() -> engine.analyze(first, NOW - year, NOW, STEP))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("over the limit of " + DiagnosisEngine.MAX_STEPS)
         .hasMessageContaining("/api/v1/trends");
+    // Without a step, the smallest multiple of the analysis step that fits: 6 x 15 s = 90 s.
+    assertThat(engine.fitStepMs(year)).isEqualTo(6 * STEP);
+    assertThat(engine.fitStepMs(86_400_000L)).isEqualTo(STEP);
+    assertThat(engine.fitStepMs(0)).isEqualTo(STEP);
+    assertThat(engine.diagnoses(NOW - year, NOW, List.of())).isNotNull();
+    assertThat(engine.analyze(first, NOW - year, NOW, 0).frame().steps())
+        .isLessThanOrEqualTo(DiagnosisEngine.MAX_STEPS + 1);
     Target t = engine.targets(DAY_AGO, NOW).get(0);
     // The same year at a 1 h step is 8,760 steps: evaluated.
     assertThat(engine.analyze(t, NOW - year, NOW, 3_600_000L).frame().steps()).isPositive();

@@ -1,7 +1,5 @@
-package io.inferlens.api.sim;
+package io.inferlens.simulator;
 
-import io.inferlens.api.ServerConfig;
-import io.inferlens.api.Units;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -78,8 +76,8 @@ public final class SimulateCommand implements Callable<Integer> {
     double durationS;
     try {
       sc = Scenario.byId(scenario);
-      addr = ServerConfig.parseListen(listen);
-      durationS = Units.parseDurationMs(duration) / 1000.0;
+      addr = SimOptions.parseListen(listen);
+      durationS = SimOptions.parseDurationMs("--duration", duration) / 1000.0;
       if (!(speed > 0) || Double.isInfinite(speed)) {
         throw new IllegalArgumentException("--speed must be a positive number");
       }

@@ -1,4 +1,4 @@
-package io.inferlens.api.sim;
+package io.inferlens.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

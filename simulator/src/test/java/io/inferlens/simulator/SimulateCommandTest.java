@@ -1,4 +1,4 @@
-package io.inferlens.api.sim;
+package io.inferlens.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,6 +36,8 @@ class SimulateCommandTest {
       assertThat(new CommandLine(new SimulateCommand()).execute("--scenario", "nope")).isEqualTo(2);
       assertThat(new CommandLine(new SimulateCommand()).execute("--speed", "0")).isEqualTo(2);
       assertThat(new CommandLine(new SimulateCommand()).execute("--listen", "nope")).isEqualTo(2);
+      assertThat(new CommandLine(new SimulateCommand()).execute("--duration", "0s")).isEqualTo(2);
+      assertThat(new CommandLine(new SimulateCommand()).execute("--duration", "1x")).isEqualTo(2);
     } finally {
       System.setErr(saved);
     }

@@ -1,4 +1,4 @@
-package io.inferlens.api.sim;
+package io.inferlens.simulator;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.inferlens.api.sim;
+package io.inferlens.simulator;
 
 import java.math.BigDecimal;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.inferlens.api.sim;
+package io.inferlens.simulator;
 
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
