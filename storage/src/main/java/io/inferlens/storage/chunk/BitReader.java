@@ -19,41 +19,27 @@ final class BitReader {
     this.bitPos = 8L * offset;
   }
 
+  /** Reads {@code n} bits, 0..64, the first read the most significant. */
   long readBits(int n) {
-    if (n > 32) {
-      long hi = readBits32(n - 32);
-      return (hi << 32) | readBits32(32);
-    }
-    return readBits32(n);
-  }
-
-  private long readBits32(int n) {
     if (n == 0) {
       return 0;
     }
     if (bitPos + n > 8L * end) {
       throw corrupt("bit stream ends early");
     }
-    int byteIdx = (int) (bitPos >>> 3);
-    int off = (int) (bitPos & 7);
-    // off + n <= 39 bits lie within 5 bytes; bytes past the end read as 0 (never used: checked).
-    long w = 0;
-    for (int i = 0; i < 5; i++) {
-      int j = byteIdx + i;
-      w = (w << 8) | (j < end ? src[j] & 0xFF : 0);
-    }
+    long v = Bits.get(src, bitPos, n);
     bitPos += n;
-    return (w >>> (40 - off - n)) & ((1L << n) - 1);
+    return v;
   }
 
   boolean readBit() {
-    return readBits32(1) != 0;
+    return readBits(1) != 0;
   }
 
   /** Counts one-bits up to the first zero-bit (consumed) or up to {@code max} ones. */
   int readUnary(int max) {
     int q = 0;
-    while (q < max && readBits32(1) != 0) {
+    while (q < max && readBits(1) != 0) {
       q++;
     }
     return q;
@@ -65,7 +51,7 @@ final class BitReader {
     if (q < BitWriter.RICE_ESCAPE) {
       return ((long) q << k) | readBits(k);
     }
-    int len = (int) readBits32(6) + 1;
+    int len = (int) readBits(6) + 1;
     return (1L << (len - 1)) | readBits(len - 1);
   }
 

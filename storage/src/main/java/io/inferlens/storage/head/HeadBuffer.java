@@ -1,5 +1,6 @@
 package io.inferlens.storage.head;
 
+import io.inferlens.storage.chunk.Bits;
 import java.util.Arrays;
 
 /**
@@ -400,7 +401,11 @@ public final class HeadBuffer {
     }
   }
 
-  /** Appends to the stream a sample newer than its newest. */
+  /**
+   * Appends to the stream a sample newer than its newest. Codes are concatenated before they are
+   * written (same bits, MSB first): one {@link #writeBits} call for most samples, not four, since
+   * each is a call into {@link Bits#put} under the launcher's inlining limits.
+   */
   private void append(long t, long v) {
     if (streamSize == 0) {
       writeBits(t, 64);
@@ -410,39 +415,56 @@ public final class HeadBuffer {
     } else {
       long delta = t - lastTs;
       long dod = delta - lastDelta;
+      long c; // the dod's code, cn bits (at most 24), not yet written
+      int cn;
       if (dod == 0) {
-        writeBits(0, 1);
+        c = 0;
+        cn = 1;
       } else if (dod >= -(1L << 13) && dod < (1L << 13)) {
-        writeBits(0b10, 2);
-        writeBits(dod, 14);
+        c = (0b10L << 14) | (dod & ((1L << 14) - 1));
+        cn = 16;
       } else if (dod >= -(1L << 16) && dod < (1L << 16)) {
-        writeBits(0b110, 3);
-        writeBits(dod, 17);
+        c = (0b110L << 17) | (dod & ((1L << 17) - 1));
+        cn = 20;
       } else if (dod >= -(1L << 19) && dod < (1L << 19)) {
-        writeBits(0b1110, 4);
-        writeBits(dod, 20);
+        c = (0b1110L << 20) | (dod & ((1L << 20) - 1));
+        cn = 24;
       } else {
         writeBits(0b1111, 4);
         writeBits(dod, 64);
+        c = 0;
+        cn = 0;
       }
       lastDelta = delta;
       long x = v ^ lastBits;
       if (x == 0) {
-        writeBits(0, 1);
+        writeBits(c << 1, cn + 1);
       } else {
         int leading = Long.numberOfLeadingZeros(x);
         int trailing = Long.numberOfTrailingZeros(x);
+        long h; // the XOR's header, hn bits, then its m meaningful bits p
+        int hn;
+        int m;
+        long p;
         if (lastLeading >= 0 && leading >= lastLeading && trailing >= lastTrailing) {
-          writeBits(0b10, 2);
-          writeBits(x >>> lastTrailing, 64 - lastLeading - lastTrailing);
+          h = 0b10;
+          hn = 2;
+          m = 64 - lastLeading - lastTrailing;
+          p = x >>> lastTrailing;
         } else {
-          int meaningful = 64 - leading - trailing;
-          writeBits(0b11, 2);
-          writeBits(leading, 6);
-          writeBits(meaningful - 1, 6);
-          writeBits(x >>> trailing, meaningful);
+          m = 64 - leading - trailing;
+          h = (0b11L << 12) | (leading << 6) | (m - 1);
+          hn = 14;
+          p = x >>> trailing;
           lastLeading = (byte) leading;
           lastTrailing = (byte) trailing;
+        }
+        int ch = cn + hn; // 2..38
+        if (ch + m <= 64) {
+          writeBits((((c << hn) | h) << m) | p, ch + m); // m <= 62 here: no shift by 64
+        } else {
+          writeBits((c << hn) | h, ch);
+          writeBits(p, m);
         }
       }
     }
@@ -453,33 +475,19 @@ public final class HeadBuffer {
 
   /** Writes the low {@code n} bits of {@code v} (1 ≤ n ≤ 64), most significant first. */
   private void writeBits(long v, int n) {
-    int pos = bitLen;
-    int end = pos + n;
-    if ((end + 7) >>> 3 > buf.length) {
-      buf = Arrays.copyOf(buf, Math.max((end + 7) >>> 3, buf.length + (buf.length >> 1) + 8));
+    // Kept under 50 bytecodes (growth out of line) so it inlines into append() under the
+    // launcher's -XX:FreqInlineSize=50, leaving one call a write, to Bits.put, as before.
+    int end = bitLen + n;
+    if (end > buf.length << 3) {
+      grow(end);
     }
-    if (n < 64) {
-      v &= (1L << n) - 1;
-    }
-    // Whole bytes after the first partial one, not one store per partial byte of the old loop:
-    // the XOR payloads of 20-50 bits were the most of this method's time.
-    byte[] b = buf;
-    int i = pos >>> 3;
-    int room = 8 - (pos & 7);
-    if (n <= room) {
-      b[i] |= (byte) (v << (room - n));
-    } else {
-      n -= room;
-      b[i++] |= (byte) (v >>> n);
-      while (n >= 8) {
-        n -= 8;
-        b[i++] = (byte) (v >>> n);
-      }
-      if (n > 0) {
-        b[i] = (byte) (v << (8 - n));
-      }
-    }
+    Bits.put(buf, bitLen, v, n); // ORs into the zero bytes past bitLen (clear() keeps them zero)
     bitLen = end;
+  }
+
+  /** Makes {@code buf} hold {@code endBits} bits, growing it by half plus 8 bytes at least. */
+  private void grow(int endBits) {
+    buf = Arrays.copyOf(buf, Math.max((endBits + 7) >>> 3, buf.length + (buf.length >> 1) + 8));
   }
 
   /** Sequential decoder of the stream. */
@@ -525,24 +533,9 @@ public final class HeadBuffer {
     }
 
     private long readBits(int n) {
-      byte[] b = buf;
       int p = pos;
       pos = p + n;
-      int i = p >>> 3;
-      int avail = 8 - (p & 7);
-      long v = b[i] & ((1 << avail) - 1);
-      if (n <= avail) {
-        return v >>> (avail - n);
-      }
-      n -= avail;
-      while (n >= 8) {
-        v = (v << 8) | (b[++i] & 0xff);
-        n -= 8;
-      }
-      if (n > 0) {
-        v = (v << n) | ((b[i + 1] & 0xff) >>> (8 - n));
-      }
-      return v;
+      return Bits.get(buf, p, n); // within bitLen: next() reads only the samples written
     }
   }
 
