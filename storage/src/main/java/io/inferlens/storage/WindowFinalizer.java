@@ -112,7 +112,7 @@ final class WindowFinalizer {
               + e.getMessage(), e);
         }
       }
-      compactRewrittenPartitions();
+      compactRewrittenPartitions(byClock);
       return due.size();
     } finally {
       finalizeLock.unlock();
@@ -140,7 +140,14 @@ final class WindowFinalizer {
   /** Fewest rewritten chunks that make a partition worth compacting after a finalization pass. */
   private static final long COMPACT_AFTER_REWRITES = 1_000;
 
-  private void compactRewrittenPartitions() {
+  /**
+   * @param idle true when no append came for {@link TimeSeriesStore#IDLE_FLUSH_MS}: then every
+   *     partition with superseded records is compacted, whatever their share. After a burst,
+   *     the superseded fragments in L0 otherwise stay until RocksDB compacts on its own (the
+   *     settled s2k-2880 store was 1.62 B/sample against 1.53 compacted); with no ingest to
+   *     compete with, one compaction of the partitions just rewritten is cheap.
+   */
+  private void compactRewrittenPartitions(boolean idle) {
     rocks.partitionLock.readLock().lock();
     try (CompactRangeOptions co = new CompactRangeOptions()
         .setBottommostLevelCompaction(CompactRangeOptions.BottommostLevelCompaction.kForce)) {
@@ -150,8 +157,9 @@ final class WindowFinalizer {
         var e = it.next();
         if (!live.contains(e.getKey())) {
           it.remove(); // dropped by retention
-        } else if (e.getValue() >= COMPACT_AFTER_REWRITES && e.getValue()
-            >= rocks.db.getLongProperty(e.getKey(), "rocksdb.estimate-num-keys") / 2) {
+        } else if (idle && e.getValue() > 0 || e.getValue() >= COMPACT_AFTER_REWRITES
+            && e.getValue() >= rocks.db.getLongProperty(e.getKey(), "rocksdb.estimate-num-keys")
+                / 2) {
           rocks.db.compactRange(e.getKey(), null, null, co);
           it.remove();
         }

@@ -55,7 +55,7 @@ class RocksTuningTest extends StoreTestBase {
           boolean rollup = name.startsWith("rollup");
           boolean partition = name.startsWith("chunks_") || rollup;
           assertThat(o.compressionPerLevel()).as(name).hasSize(7)
-              .containsOnly(rollup ? CompressionType.ZSTD_COMPRESSION
+              .containsOnly(partition ? CompressionType.ZSTD_COMPRESSION
                   : CompressionType.LZ4_COMPRESSION);
           assertThat(((org.rocksdb.BlockBasedTableConfig) o.tableFormatConfig()).blockSize())
               .as(name + " block size").isEqualTo(partition ? 32L << 10 : 4L << 10);
