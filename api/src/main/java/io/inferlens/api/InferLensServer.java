@@ -144,10 +144,13 @@ public final class InferLensServer implements AutoCloseable {
         config.maxReadSeries(), config.maxReadBytes(), metrics));
     new PrometheusApi(store.querier(), clock).bind(sb);
     // Analysis requests say what the warm-up keeps warm; it evaluates nothing nobody asked for.
-    sb.decorator((delegate, ctx, req) -> {
-      demand.note(ctx.path(), ctx.queryParams());
-      return delegate.serve(ctx, req);
-    });
+    // Bound to those routes only, so remote-write requests never pass through it.
+    for (String path : AnalysisDemand.ROUTES) {
+      sb.decorator(path, (delegate, ctx, req) -> {
+        demand.note(ctx.path(), ctx.queryParams());
+        return delegate.serve(ctx, req);
+      });
+    }
     new AnalysisApi(engine, clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);
