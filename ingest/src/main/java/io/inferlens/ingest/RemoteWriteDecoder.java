@@ -80,7 +80,7 @@ public final class RemoteWriteDecoder {
   // Tags = field number << 3 | wire type (0 VARINT, 1 I64, 2 LEN).
   private static final int TAG_WRITE_TIMESERIES = 1 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
   private static final int TAG_WRITE_METADATA = 3 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
-  private static final int TAG_SERIES_LABEL = 1 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
+  static final int TAG_SERIES_LABEL = 1 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
   private static final int TAG_SERIES_SAMPLE = 2 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
   private static final int TAG_SERIES_HISTOGRAM = 4 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
   private static final int TAG_LABEL_NAME = 1 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
@@ -121,7 +121,8 @@ public final class RemoteWriteDecoder {
   private final LabelSetCache.Key runKey = new LabelSetCache.Key();
   /**
    * Cache slot of the previous series of this request, or -1: the next series' lookup tries the
-   * entry that followed it last time first ({@link LabelSetCache#predict}).
+   * entry that followed it last time first ({@link LabelSetCache#matchNext}, {@link
+   * LabelSetCache#predict}).
    */
   private int prevSlot = -1;
   /** {@link #prevSlot} as it was when this series' lookup started, for the put after a miss. */
@@ -252,18 +253,30 @@ public final class RemoteWriteDecoder {
     histogramCount = 0;
     cachedLabels = null;
     runStart = bufOffset + in.getTotalBytesRead();
-    runLen = labelRunLength(buf, runStart, runStart + in.getBytesUntilLimit());
-    runCacheable = runLen > 0 && runLen <= LabelSetCache.MAX_KEY_BYTES;
+    int seriesEnd = runStart + in.getBytesUntilLimit();
     lookupPrevious = prevSlot;
     prevSlot = -1;
-    if (runCacheable) {
-      int predicted = labelSets.predict(lookupPrevious, runKey);
-      runKey.set(buf, runStart, runLen);
-      cachedLabels = labelSets.get(runKey, lookupPrevious, predicted);
-      if (cachedLabels != null) {
-        prevSlot = runKey.slot;
-        in.skipRawBytes(runLen); // exactly the bytes the label loop below would have consumed
+    // The series that followed the previous one last time, compared byte for byte (small caches
+    // only, see LabelSetCache): in steady state nearly every series, found without scanning or
+    // hashing its label fields.
+    if (labelSets.matchesBytes()) {
+      cachedLabels = labelSets.matchNext(lookupPrevious, buf, runStart, seriesEnd, runKey);
+    }
+    if (cachedLabels != null) {
+      runLen = runKey.len;
+      runCacheable = true;
+    } else {
+      runLen = labelRunLength(buf, runStart, seriesEnd);
+      runCacheable = runLen > 0 && runLen <= LabelSetCache.MAX_KEY_BYTES;
+      if (runCacheable) {
+        int predicted = labelSets.predict(lookupPrevious, runKey);
+        runKey.set(buf, runStart, runLen);
+        cachedLabels = labelSets.get(runKey, lookupPrevious, predicted);
       }
+    }
+    if (cachedLabels != null) {
+      prevSlot = runKey.slot;
+      in.skipRawBytes(runLen); // exactly the bytes the label loop below would have consumed
     }
     int runEnd = runStart + runLen;
     while (true) {
@@ -341,6 +354,8 @@ public final class RemoteWriteDecoder {
       return;
     }
     cachedLabels = null;
+    // The run is cached already, and after LabelSetCache.matchNext runKey holds no hash of it.
+    runCacheable = false;
     CodedInputStream run = CodedInputStream.newInstance(buf, runStart, runLen);
     try {
       while (run.readTag() != 0) { // every tag in the run is TAG_SERIES_LABEL

@@ -71,6 +71,79 @@ class LabelSetCacheTest {
   }
 
   @Test
+  void theKeyThatFollowedLastTimeIsComparedByteForByteWithoutHashing() {
+    LabelSetCache cache = new LabelSetCache(64);
+    LabelSet upB = LabelSet.of("__name__", "up", "job", "b");
+    byte[] a = "key bytes of series a".getBytes(StandardCharsets.UTF_8);
+    byte[] b = "key bytes of series b".getBytes(StandardCharsets.UTF_8);
+    byte[] c = "key bytes of series c".getBytes(StandardCharsets.UTF_8);
+    LabelSetCache.Key k = new LabelSetCache.Key();
+    assertThat(cache.matchNext(-1, b, 0, b.length, k)).isNull();
+
+    assertThat(cache.put(k.set(a, 0, a.length), UP)).isTrue();
+    int slotA = k.slot;
+    assertThat(cache.matchNext(slotA, b, 0, b.length, k)).as("nothing followed a yet").isNull();
+    assertThat(cache.put(k.set(b, 0, b.length), upB)).isTrue();
+    int slotB = k.slot;
+    cache.follow(slotA, slotB);
+
+    // a, then b again: b is found by its bytes, in another buffer at another offset.
+    LabelSetCache.Key fresh = new LabelSetCache.Key();
+    byte[] framedB = framed("xx", "key bytes of series b", "");
+    assertThat(cache.matchNext(slotA, framedB, 2, framedB.length, fresh)).isSameAs(upB);
+    assertThat(fresh.slot).isEqualTo(slotB);
+    assertThat(fresh.len).isEqualTo(b.length);
+    // Bytes after the key that are not a label field end the run; a label field tag does not.
+    byte[] longer = framed("", "key bytes of series b", "\u0012x");
+    assertThat(cache.matchNext(slotA, longer, 0, longer.length, fresh)).isSameAs(upB);
+    byte[] moreLabels = framed("", "key bytes of series b", "\nx");
+    assertThat(cache.matchNext(slotA, moreLabels, 0, moreLabels.length, fresh)).isNull();
+    // A series end before the key's end, or one byte that differs: no match.
+    assertThat(cache.matchNext(slotA, b, 0, b.length - 1, fresh)).isNull();
+    assertThat(cache.matchNext(slotA, c, 0, c.length, fresh)).isNull();
+
+    // a, then a: the hashed lookup finds a in its own slot and records that a followed a.
+    assertThat(cache.get(k.set(a, 0, a.length), slotA, -1)).isSameAs(UP);
+    assertThat(cache.matchNext(slotA, a, 0, a.length, fresh)).isSameAs(UP);
+    assertThat(cache.matchNext(slotA, b, 0, b.length, fresh)).isNull();
+  }
+
+  @Test
+  void anEntryWithoutKeyBytesIsNeverMatchedByBytes() {
+    LabelSetCache cache = new LabelSetCache(16);
+    byte[] a = "key bytes of series a".getBytes(StandardCharsets.UTF_8);
+    LabelSetCache.Key k = key(a, 0, a.length);
+    assertThat(cache.put(k, UP)).isTrue();
+    LabelSetCache.Key bare = copy(k); // a hash and length, no source bytes
+    assertThat(cache.put(bare, UP)).isTrue();
+    cache.follow(k.slot, bare.slot);
+    assertThat(cache.matchNext(k.slot, a, 0, a.length, new LabelSetCache.Key())).isNull();
+  }
+
+  @Test
+  void onlyTheFirstEntriesUpToTheBoundKeepTheirBytes() {
+    // At 6 % load no bucket pair is full, so every put fills an empty slot.
+    LabelSetCache cache = new LabelSetCache(16 * LabelSetCache.BYTE_MATCH_MAX_ENTRIES);
+    LabelSetCache.Key k = new LabelSetCache.Key();
+    int previous = -1;
+    int firstSlot = -1;
+    for (int i = 0; i <= LabelSetCache.BYTE_MATCH_MAX_ENTRIES; i++) {
+      byte[] b = ("series " + i).getBytes(StandardCharsets.UTF_8);
+      if (cache.put(k.set(b, 0, b.length), UP)) {
+        cache.follow(previous, k.slot);
+        firstSlot = firstSlot < 0 ? k.slot : firstSlot;
+        previous = k.slot;
+      }
+    }
+    assertThat(cache.matchesBytes()).isFalse();
+    byte[] second = "series 1".getBytes(StandardCharsets.UTF_8);
+    assertThat(cache.matchNext(firstSlot, second, 0, second.length, k)).isSameAs(UP);
+    // The last entry was put after the bound: found by its hash, not by its bytes.
+    byte[] last = ("series " + LabelSetCache.BYTE_MATCH_MAX_ENTRIES).getBytes(StandardCharsets.UTF_8);
+    assertThat(cache.get(new LabelSetCache.Key().set(last, 0, last.length))).isSameAs(UP);
+  }
+
+  @Test
   void differentBytesMiss() {
     LabelSetCache cache = new LabelSetCache(16);
     byte[] key = "key bytes of a series".getBytes(StandardCharsets.UTF_8);
@@ -173,13 +246,13 @@ class LabelSetCacheTest {
     // A short key whose label set is large (as the estimate counts it) is refused too.
     String big = "v".repeat(LabelSetCache.MAX_ENTRY_BYTES);
     LabelSet large = LabelSet.of("__name__", "m", "big", big);
-    assertThat(LabelSetCache.retainedBytes(large)).isGreaterThan(LabelSetCache.MAX_ENTRY_BYTES);
+    assertThat(LabelSetCache.retainedBytes(large, 5)).isGreaterThan(LabelSetCache.MAX_ENTRY_BYTES);
     byte[] k = "short".getBytes(StandardCharsets.UTF_8);
     assertThat(cache.put(key(k, 0, k.length), large)).isFalse();
-    assertThat(LabelSetCache.retainedBytes(UP)).isLessThan(LabelSetCache.MAX_ENTRY_BYTES);
+    assertThat(LabelSetCache.retainedBytes(UP, 300)).isLessThan(LabelSetCache.MAX_ENTRY_BYTES);
     // Strings beyond Latin-1 take 2 bytes per char (compact strings), and are counted so.
-    assertThat(LabelSetCache.retainedBytes(LabelSet.of("__name__", "\u20ac".repeat(100))))
-        .isEqualTo(LabelSetCache.retainedBytes(LabelSet.of("__name__", "\u00e9".repeat(100)))
+    assertThat(LabelSetCache.retainedBytes(LabelSet.of("__name__", "\u20ac".repeat(100)), 0))
+        .isEqualTo(LabelSetCache.retainedBytes(LabelSet.of("__name__", "\u00e9".repeat(100)), 0)
             + 96); // align(16 + 200) - align(16 + 100)
   }
 

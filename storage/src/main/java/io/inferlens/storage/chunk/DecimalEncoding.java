@@ -241,11 +241,22 @@ final class DecimalEncoding {
     System.arraycopy(res, 0, sortScratch, 0, m);
     long b = kthSmallest(sortScratch, m, m / 2);
     double mean = 0;
+    long[] lenCount = this.lenCount;
+    long[] lowQuotients = this.lowQuotients;
+    Arrays.fill(lenCount, 0);
+    Arrays.fill(lowQuotients, 0);
     for (int i = 0; i < m; i++) {
       // Decimal mantissas are <= 2^53, so no difference overflows; raw bits wrap modulo 2^64,
       // as the decoder's sums do, so the round trip holds either way.
-      res[i] = BitWriter.zigzag(res[i] - b);
-      mean += 2.0 * (res[i] >>> 1); // unsigned
+      long z = BitWriter.zigzag(res[i] - b);
+      res[i] = z;
+      mean += 2.0 * (z >>> 1); // unsigned
+      int len = 64 - Long.numberOfLeadingZeros(z);
+      lenCount[len]++;
+      // z's quotient z >>> k is 1..15 (coded in unary) exactly for k in [len - 4, len - 1].
+      for (int kk = Math.max(0, len - 4); kk < len; kk++) {
+        lowQuotients[kk] += z >>> kk;
+      }
     }
     mean /= m;
     // The best k is near log2(mean); 0..2 as well for mostly-zero residuals with a few outliers
@@ -253,10 +264,7 @@ final class DecimalEncoding {
     int k0 = mean < 1 ? 0 : 63 - Long.numberOfLeadingZeros((long) mean);
     long best = Long.MAX_VALUE;
     for (int kk = 0; kk <= Math.min(62, k0 + 2); kk = kk == 2 ? Math.max(3, k0 - 2) : kk + 1) {
-      long c = 0;
-      for (int i = 0; i < m; i++) {
-        c += BitWriter.riceBits(res[i], kk);
-      }
+      long c = riceStreamBits(kk, m);
       if (c < best) {
         best = c;
         bestK = kk;
@@ -264,6 +272,32 @@ final class DecimalEncoding {
     }
     bestBias = b;
     return best;
+  }
+
+  /** Residuals by bit length 0..64, filled by {@link #costOfOrder}. */
+  private final long[] lenCount = new long[65];
+  /** Per k: the sum of {@code z >>> k} over the residuals whose quotient is 1..15 at that k. */
+  private final long[] lowQuotients = new long[64];
+
+  /**
+   * The exact sum of {@link BitWriter#riceBits}{@code (z, k)} over the {@code m} residuals that
+   * {@link #costOfOrder} counted, from its histograms in O(64) instead of a pass over the
+   * residuals per candidate {@code k}. With {@code L} the bit length of {@code z}: {@code L <= k}
+   * costs {@code 1 + k} (quotient 0), {@code k < L <= k + 4} costs {@code (z >>> k) + 1 + k}
+   * (quotient 1..15), and {@code L >= k + 5} is escaped at {@code 21 + L} bits.
+   */
+  private long riceStreamBits(int k, int m) {
+    long unary = 0; // residuals coded with their quotient (L <= k + 4)
+    long escaped = 0;
+    for (int len = 0; len <= 64; len++) {
+      long c = lenCount[len];
+      if (len <= k + 4) {
+        unary += c;
+      } else {
+        escaped += c * (BitWriter.RICE_ESCAPE + 5 + len);
+      }
+    }
+    return unary * (1 + k) + lowQuotients[k] + escaped;
   }
 
   void writeHeader(BitWriter w, long[] vb, int n) {
