@@ -308,16 +308,26 @@ final class HeadFlusher {
     }
     long[] ts = f.ts;
     long[] bits = f.bits;
+    long headNewest;
     synchronized (ref) { // appends go on after the cut
       ref.head.decodePrefix(n, ts, bits);
+      headNewest = ref.head.maxTimestampMs();
     }
     int from = 0;
     while (from < n) {
       long ws = StoreCore.windowStart(ts[from]);
-      int to = chunkEnd(ts, from, n, ws + TimeSeriesStore.WINDOW_MS);
+      long we = ws + TimeSeriesStore.WINDOW_MS;
+      int to = chunkEnd(ts, from, n, we);
       if (ts[to - 1] >= f.horizonMs) {
+        // A window that will hold another chunk is merged and re-encoded by finalization, so
+        // this piece's coding is short-lived: an earlier piece waits for finalization, the piece
+        // was cut at MAX_SAMPLES, or the head holds a later sample of the window (appended
+        // after the cut, flushed next time).
+        boolean mergedLater = unfinalized.contains(ref.id, ws)
+            || (to < n && ts[to] < we)
+            || (headNewest > ts[to - 1] && headNewest < we);
         // Retention runs by whole partitions; a few samples before the horizon are kept.
-        writeChunk(batch, f, ref, ts, bits, from, to, ws);
+        writeChunk(batch, f, ref, ts, bits, from, to, ws, mergedLater);
         noteWindow(f, ref, ws, to - from);
       }
       from = to;
@@ -381,7 +391,7 @@ final class HeadFlusher {
         long[] b = run.valuesArray();
         for (int p = 0; p < run.size(); p += ChunkCodec.MAX_SAMPLES) {
           int q = Math.min(run.size(), p + ChunkCodec.MAX_SAMPLES);
-          writeChunk(batch, f, ref, t, b, p, q, ws);
+          writeChunk(batch, f, ref, t, b, p, q, ws, false);
         }
         noteWindow(f, ref, ws, to - from);
       }
@@ -403,16 +413,24 @@ final class HeadFlusher {
     return to;
   }
 
+  /**
+   * Encodes one piece of a window and adds it with the window's marks to the batch.
+   *
+   * @param mergedLater whether the window will certainly hold another chunk, so that
+   *     finalization merges and re-encodes this one: then it is encoded without planning
+   */
   private void writeChunk(WriteBatch batch, FlushScratch f, SeriesRef ref, long[] ts,
-      long[] bits, int from, int to, long ws) throws RocksDBException {
+      long[] bits, int from, int to, long ws, boolean mergedLater) throws RocksDBException {
     ChunkCodec codec = f.codec;
     long[] t = from == 0 ? ts : java.util.Arrays.copyOfRange(ts, from, to);
     long[] b = from == 0 ? bits : java.util.Arrays.copyOfRange(bits, from, to);
     ColumnFamilyHandle cf = rocks.partitionForWrite(PartitionKind.CHUNKS, ws);
     int n = to - from;
     // Short pieces are almost always fragments that finalization merges and re-encodes: skip the
-    // search for the smallest value coding for them (it costs more than the bytes it saves).
-    byte[] chunk = n < FAST_ENCODE_BELOW ? codec.encodeFast(t, b, n) : codec.encode(t, b, n);
+    // search for the smallest value coding for them (it costs more than the bytes it saves), and
+    // for pieces that finalization certainly re-encodes.
+    byte[] chunk = n < FAST_ENCODE_BELOW || mergedLater
+        ? codec.encodeFast(t, b, n) : codec.encode(t, b, n);
     batch.put(cf, Keys.dataKey(ref.id, t[0]), chunk);
     // A window still marked (in memory, so its stored mark too) needs no second mark: every
     // flush of a live series hits the same window, and these puts were half of a flush's
