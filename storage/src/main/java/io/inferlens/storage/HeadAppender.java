@@ -508,6 +508,9 @@ final class HeadAppender {
     }
     core.lastAppendMs = nowMs;
     core.headSamples += appended;
+    if (minTs < core.headMinTs) {
+      core.headMinTs = minTs;
+    }
     if (maxTs > core.maxSeenMs) {
       core.maxSeenMs = maxTs;
     }

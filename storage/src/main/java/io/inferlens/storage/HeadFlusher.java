@@ -114,10 +114,13 @@ final class HeadFlusher {
         core.flushingSamples = core.headSamples;
         core.headSamples = 0;
         core.headSinceMs = Long.MAX_VALUE;
+        core.flushingMinTs = core.headMinTs;
+        core.headMinTs = Long.MAX_VALUE;
       } finally {
         appendLock.unlock();
       }
       if (refs.isEmpty()) {
+        core.flushingMinTs = Long.MAX_VALUE;
         return;
       }
       boolean merging = core.headMayOverlapChunks;
@@ -143,6 +146,7 @@ final class HeadFlusher {
         core.headMayOverlapChunks = !dropped || (core.headMayOverlapChunks && !merging);
       }
       core.flushingSamples = 0;
+      core.flushingMinTs = Long.MAX_VALUE;
       compactTruncatedLog(seqCut);
     } finally {
       flushLock.unlock();
@@ -179,6 +183,8 @@ final class HeadFlusher {
       core.headSamples += core.flushingSamples;
       core.headSinceMs = Math.min(core.headSinceMs, clock.millis());
       core.flushingSamples = 0;
+      core.headMinTs = Math.min(core.headMinTs, core.flushingMinTs);
+      core.flushingMinTs = Long.MAX_VALUE;
     } finally {
       appendLock.unlock();
     }

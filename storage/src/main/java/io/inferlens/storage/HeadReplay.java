@@ -179,6 +179,9 @@ final class HeadReplay {
               ref.head.add(ts, bits);
               ref.widenBounds(ts, ts);
               replayed[0]++;
+              if (ts < core.headMinTs) {
+                core.headMinTs = ts;
+              }
               if (ts > core.maxSeenMs) {
                 core.maxSeenMs = ts;
               }

@@ -31,6 +31,17 @@ final class StoreCore {
   long headSamples;
   /** Clock ms when the active head got its first sample; guarded by the append lock. */
   long headSinceMs = Long.MAX_VALUE;
+  /**
+   * Smallest sample timestamp appended (or replayed) since the last flush's cut, ms, or
+   * {@code Long.MAX_VALUE}: no head sample is older. Written under the append lock; read by
+   * finalization, which leaves a window open while the head still holds samples of it.
+   */
+  volatile long headMinTs = Long.MAX_VALUE;
+  /**
+   * {@link #headMinTs} of the samples a running head flush is writing, or {@code Long.MAX_VALUE};
+   * written under the append lock or by the flushing thread under the flush lock.
+   */
+  volatile long flushingMinTs = Long.MAX_VALUE;
   /** Clock ms of the last append that stored a sample (idle flush); written under append lock. */
   volatile long lastAppendMs = Long.MIN_VALUE;
   /**

@@ -72,7 +72,9 @@ final class WindowFinalizer {
    * Finalizes windows whose chunks changed since they were last finalized: merges each window's
    * chunks into one (dropping any sample a crash replay wrote twice) and writes its 5-minute and
    * 1-hour rollups. Only closed windows (ended {@link #CLOSE_GRACE_MS} before the newest sample
-   * and before now), unless {@code all}.
+   * and before now) of which the head holds no sample, unless {@code all}: a window finalized
+   * while the head still held some of its samples would be merged and finalized again after the
+   * next head flush (with historical data ingested faster than real time, most windows were).
    *
    * @param all finalize open windows too (tests, benchmarks, {@link TimeSeriesStore#flush()})
    * @param byClock close windows by the clock alone, not by the newest sample: the store has been
@@ -88,8 +90,9 @@ final class WindowFinalizer {
     try {
       core.ensureOpen();
       long now = clock.millis();
-      long closedBefore = (byClock ? now : Math.min(core.maxSeenMs, now))
-          - TimeSeriesStore.CLOSE_GRACE_MS;
+      long closedBefore = Math.min(
+          (byClock ? now : Math.min(core.maxSeenMs, now)) - TimeSeriesStore.CLOSE_GRACE_MS,
+          Math.min(core.headMinTs, core.flushingMinTs));
       // Ordered by window start, then series id.
       List<TimeSeriesStore.WindowKey> due =
           unfinalized.upTo(all ? Long.MAX_VALUE
