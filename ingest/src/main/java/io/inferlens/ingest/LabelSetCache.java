@@ -64,9 +64,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * shared, JVM object headers included) is at most {@link #MAX_ENTRY_BYTES}. So a cache holds at
  * most about {@code slots * (MAX_ENTRY_BYTES + 12)} bytes (a compressed reference and a slot hash
  * per slot, i.e. heaps under 32 GiB): 131,072 × 4,108 B ≈ 513 MiB with the defaults, whatever
- * the senders send. The series of the vLLM/DCGM benchmark request (8–14 labels) are estimated
- * at under 2.2 KiB and really retain less, because most of their strings ({@code job},
- * {@code instance}, metric names, {@code le} values) are shared with other series.
+ * the senders send, plus, while the byte match below is on, the entries that a {@code nextEntry}
+ * hint keeps alive after they were replaced: hints are set only while the cache holds at most
+ * {@link #BYTE_MATCH_MAX_ENTRIES} entries, so at most that many more. The series of the
+ * vLLM/DCGM benchmark request (8–14 labels) are estimated at under 2.2 KiB and really retain
+ * less, because most of their strings ({@code job}, {@code instance}, metric names, {@code le}
+ * values) are shared with other series.
  *
  * <p>Replacement: each key has two candidate buckets of {@link #WAYS} slots (picked by the two
  * 32-bit halves of the slot hash, as in bucketized cuckoo hashing); a miss fills an empty slot of
@@ -181,6 +184,12 @@ final class LabelSetCache {
      * without synchronization by any thread: whatever it points to is checked like any lookup.
      */
     int next = -1;
+    /**
+     * The entry at {@link #next} when the hint was set, while the cache is small enough for
+     * {@link #matchNext} (else null): saves that lookup the table slot's cache miss. A racy hint
+     * like {@code next}; what it points to is checked byte for byte.
+     */
+    Entry nextEntry;
 
     Entry(Key key, LabelSet labels, boolean keepBytes) {
       this.len = key.len;
@@ -281,15 +290,12 @@ final class LabelSetCache {
       return null;
     }
     Entry prev = table.getPlain(previous);
-    int next = prev == null ? -1 : prev.next;
-    if (next < 0 || next >= table.length()) {
-      return null;
-    }
-    Entry e = table.getAcquire(next);
+    Entry e = prev == null ? null : prev.nextEntry;
     byte[] k = e == null ? null : e.bytes;
     if (k == null) {
       return null;
     }
+    int next = prev.next;
     int runEnd = off + k.length;
     if (runEnd > end
         || (runEnd < end && buf[runEnd] == (byte) RemoteWriteDecoder.TAG_SERIES_LABEL)
@@ -378,6 +384,7 @@ final class LabelSetCache {
       Entry prev = table.getPlain(previous);
       if (prev != null && prev.next != slot) {
         prev.next = slot;
+        prev.nextEntry = slot >= 0 && matchesBytes() ? table.getPlain(slot) : null;
       }
     }
   }

@@ -260,7 +260,9 @@ final class HeadAppender {
     long firstNewId = core.nextSeriesId;
     CallState call = new CallState(
         nowMs, StoreCore.saturatedSubtract(nowMs, options.retentionMs()), firstNewId);
-    touchSink += touch(writes);
+    if (firstNewId > TOUCH_ABOVE_SERIES) {
+      touchSink += touch(writes);
+    }
     try {
       for (int i = 0, n = writes.size(); i < n; i++) {
         collectSeries(writes.get(i), call, pending);
@@ -286,6 +288,13 @@ final class HeadAppender {
     return new AppendResult(appended, call.duplicates, call.newId - firstNewId,
         List.copyOf(call.rejections.listed), call.rejections.count);
   }
+
+  /**
+   * Series ids assigned beyond which {@link #touch} runs: with fewer series their label sets,
+   * refs and heads stay in the CPU caches and the extra pass only costs (1.7 % of a 2,000-series
+   * bench run's receiver CPU in a perf profile, docs/BENCHMARKS.md "Fast by default, second pass").
+   */
+  private static final long TOUCH_ABOVE_SERIES = 16_384;
 
   /** Keeps the touch pass's loads from being optimized away; its value means nothing. */
   private long touchSink;
