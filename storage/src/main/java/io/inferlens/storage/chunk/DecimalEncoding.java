@@ -253,8 +253,9 @@ final class DecimalEncoding {
       mean += 2.0 * (z >>> 1); // unsigned
       int len = 64 - Long.numberOfLeadingZeros(z);
       lenCount[len]++;
-      // z's quotient z >>> k is 1..15 (coded in unary) exactly for k in [len - 4, len - 1].
-      for (int kk = Math.max(0, len - 4); kk < len; kk++) {
+      // z's quotient z >>> k is 1..RICE_ESCAPE-1 (coded in unary) exactly for k in
+      // [len - UNARY_BITS, len - 1].
+      for (int kk = Math.max(0, len - UNARY_BITS); kk < len; kk++) {
         lowQuotients[kk] += z >>> kk;
       }
     }
@@ -264,7 +265,7 @@ final class DecimalEncoding {
     int k0 = mean < 1 ? 0 : 63 - Long.numberOfLeadingZeros((long) mean);
     long best = Long.MAX_VALUE;
     for (int kk = 0; kk <= Math.min(62, k0 + 2); kk = kk == 2 ? Math.max(3, k0 - 2) : kk + 1) {
-      long c = riceStreamBits(kk, m);
+      long c = riceStreamBits(kk);
       if (c < best) {
         best = c;
         bestK = kk;
@@ -274,24 +275,28 @@ final class DecimalEncoding {
     return best;
   }
 
+  /** Bit length of the largest quotient coded in unary ({@code RICE_ESCAPE} = 2^UNARY_BITS). */
+  private static final int UNARY_BITS = Integer.numberOfTrailingZeros(BitWriter.RICE_ESCAPE);
+
   /** Residuals by bit length 0..64, filled by {@link #costOfOrder}. */
   private final long[] lenCount = new long[65];
-  /** Per k: the sum of {@code z >>> k} over the residuals whose quotient is 1..15 at that k. */
+  /** Per k: the sum of {@code z >>> k} over the residuals whose unary quotient is 1..15. */
   private final long[] lowQuotients = new long[64];
 
   /**
-   * The exact sum of {@link BitWriter#riceBits}{@code (z, k)} over the {@code m} residuals that
+   * The exact sum of {@link BitWriter#riceBits}{@code (z, k)} over the residuals that
    * {@link #costOfOrder} counted, from its histograms in O(64) instead of a pass over the
-   * residuals per candidate {@code k}. With {@code L} the bit length of {@code z}: {@code L <= k}
-   * costs {@code 1 + k} (quotient 0), {@code k < L <= k + 4} costs {@code (z >>> k) + 1 + k}
-   * (quotient 1..15), and {@code L >= k + 5} is escaped at {@code 21 + L} bits.
+   * residuals per candidate {@code k}. With {@code L} the bit length of {@code z} and {@code U =
+   * UNARY_BITS} (4): {@code L <= k} costs {@code 1 + k} (quotient 0), {@code k < L <= k + U}
+   * costs {@code (z >>> k) + 1 + k} (quotient 1..15), and {@code L > k + U} is escaped at
+   * {@code RICE_ESCAPE + 5 + L} bits.
    */
-  private long riceStreamBits(int k, int m) {
-    long unary = 0; // residuals coded with their quotient (L <= k + 4)
+  private long riceStreamBits(int k) {
+    long unary = 0; // residuals coded with their quotient in unary
     long escaped = 0;
     for (int len = 0; len <= 64; len++) {
       long c = lenCount[len];
-      if (len <= k + 4) {
+      if (len <= k + UNARY_BITS) {
         unary += c;
       } else {
         escaped += c * (BitWriter.RICE_ESCAPE + 5 + len);
