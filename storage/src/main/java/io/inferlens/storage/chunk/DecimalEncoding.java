@@ -104,7 +104,14 @@ final class DecimalEncoding {
     int minS = Integer.MAX_VALUE;
     int maxS = Integer.MIN_VALUE;
     for (int i = 0; i < n; i++) {
-      boolean ok = decimalOf(vb[i], i);
+      boolean ok;
+      if (i > 0 && vb[i] == vb[i - 1]) { // repeats are common (idle gauges, flat counters)
+        ok = !isExc[i - 1];
+        mant[i] = mant[i - 1];
+        scale[i] = scale[i - 1];
+      } else {
+        ok = decimalOf(vb[i], i);
+      }
       isExc[i] = !ok;
       if (!ok) {
         if (++exc > n / 2) {
@@ -222,6 +229,8 @@ final class DecimalEncoding {
   /** Residuals of one order, their median as bias, the best Rice parameter; returns stream bits. */
   private long costOfOrder(int o, int n) {
     int m = 0;
+    boolean ascending = true;
+    long prevD = Long.MIN_VALUE;
     for (int i = o; i < n; i++) {
       long d;
       if (o == 0) {
@@ -231,6 +240,8 @@ final class DecimalEncoding {
       } else {
         d = (mant[i] - mant[i - 1]) - (mant[i - 1] - mant[i - 2]);
       }
+      ascending &= d >= prevD;
+      prevD = d;
       res[m++] = d;
     }
     if (m == 0) {
@@ -238,8 +249,14 @@ final class DecimalEncoding {
       bestK = 0;
       return 0;
     }
-    System.arraycopy(res, 0, sortScratch, 0, m);
-    long b = kthSmallest(sortScratch, m, m / 2);
+    // Ascending residuals (a counter's mantissas, a constant rate) are their own sorted order.
+    long b;
+    if (ascending) {
+      b = res[m / 2];
+    } else {
+      System.arraycopy(res, 0, sortScratch, 0, m);
+      b = kthSmallest(sortScratch, m, m / 2);
+    }
     double mean = 0;
     long[] lenCount = this.lenCount;
     long[] lowQuotients = this.lowQuotients;
@@ -260,6 +277,7 @@ final class DecimalEncoding {
       }
     }
     mean /= m;
+    prefixSums();
     // The best k is near log2(mean); 0..2 as well for mostly-zero residuals with a few outliers
     // (a clock at 1980 MHz that sometimes drops), where the mean overstates the typical value.
     int k0 = mean < 1 ? 0 : 63 - Long.numberOfLeadingZeros((long) mean);
@@ -280,6 +298,10 @@ final class DecimalEncoding {
 
   /** Residuals by bit length 0..64, filled by {@link #costOfOrder}. */
   private final long[] lenCount = new long[65];
+  /** {@code unaryCount[L]}: residuals of bit length at most L, L in 0..64. */
+  private final long[] unaryCount = new long[65];
+  /** {@code escapedBits[L]}: escaped cost of the residuals of bit length L or more; [65] = 0. */
+  private final long[] escapedBits = new long[66];
   /** Per k: the sum of {@code z >>> k} over the residuals whose unary quotient is 1..15. */
   private final long[] lowQuotients = new long[64];
 
@@ -292,17 +314,23 @@ final class DecimalEncoding {
    * {@code RICE_ESCAPE + 5 + L} bits.
    */
   private long riceStreamBits(int k) {
-    long unary = 0; // residuals coded with their quotient in unary
-    long escaped = 0;
+    int unaryMax = Math.min(64, k + UNARY_BITS); // longest residual coded with a unary quotient
+    return unaryCount[unaryMax] * (1 + k) + lowQuotients[k] + escapedBits[unaryMax + 1];
+  }
+
+  /** Fills {@link #unaryCount} and {@link #escapedBits} from {@link #lenCount}, O(64). */
+  private void prefixSums() {
+    long c = 0;
     for (int len = 0; len <= 64; len++) {
-      long c = lenCount[len];
-      if (len <= k + UNARY_BITS) {
-        unary += c;
-      } else {
-        escaped += c * (BitWriter.RICE_ESCAPE + 5 + len);
-      }
+      c += lenCount[len];
+      unaryCount[len] = c;
     }
-    return unary * (1 + k) + lowQuotients[k] + escaped;
+    long e = 0;
+    escapedBits[65] = 0;
+    for (int len = 64; len >= 0; len--) {
+      e += lenCount[len] * (BitWriter.RICE_ESCAPE + 5 + len);
+      escapedBits[len] = e;
+    }
   }
 
   void writeHeader(BitWriter w, long[] vb, int n) {
