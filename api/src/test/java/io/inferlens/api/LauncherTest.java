@@ -75,6 +75,7 @@ class LauncherTest {
     assertThat(r.lines()).contains("jvm=-XX:+UseSerialGC", "jvm=-Xms64m", "jvm=-Xmn32m",
         "jvm=-XX:MinHeapFreeRatio=20", "jvm=-XX:MaxHeapFreeRatio=40",
         "jvm=-XX:MaxInlineLevel=4", "jvm=-XX:-UseProfiledLoopPredicate",
+        "jvm=-XX:Tier4BackEdgeThreshold=400000",
         "jvm=-XX:CompilerDirectivesFile=" + dir.resolve("jit-directives.json"),
         "jvm=-XX:CompileCommandFile=" + dir.resolve("jit-commands.txt"));
     assertThat(r.lines()).contains("env=MALLOC_ARENA_MAX=2",
