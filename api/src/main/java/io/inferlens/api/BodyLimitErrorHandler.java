@@ -12,8 +12,10 @@ import com.linecorp.armeria.server.ServiceRequestContext;
 /**
  * Names the limit when Armeria itself refuses a body as too large (413): its HTTP/1 decoder does
  * so from the {@code Content-Length} header, or while reading a chunked body, before any service
- * sees the request, and its default text says only "Request Entity Too Large". Every other
- * status and exception is left to Armeria's default handler (this handler returns null for
+ * sees the request, and its default text says only "Request Entity Too Large". The remote-write
+ * and remote-read paths answer in plain text, as Prometheus' own receiver does; every other path
+ * in the JSON error envelope ({@code errorType} {@code too_large}), as its services do. Every
+ * other status and exception is left to Armeria's default handler (this handler returns null for
  * them, which {@link ServerErrorHandler#orElse} chains past).
  *
  * <p>Thread safety: stateless.
@@ -27,8 +29,10 @@ final class BodyLimitErrorHandler implements ServerErrorHandler {
   }
 
   /**
-   * @return for 413, a plain-text body naming {@code --max-request-bytes} and its value in bytes
-   *     (the service's limit, the server's when no service was chosen); null otherwise
+   * @return for 413, a body naming {@code --max-request-bytes} and its value in bytes (the
+   *     service's limit, the server's when no service was chosen): plain text on
+   *     {@code /api/v1/write} and {@code /api/v1/read}, the JSON error envelope elsewhere; null
+   *     for any other status
    */
   @Override
   public AggregatedHttpResponse renderStatus(ServiceRequestContext ctx, ServiceConfig config,
@@ -38,8 +42,13 @@ final class BodyLimitErrorHandler implements ServerErrorHandler {
     }
     long cap = ctx != null ? ctx.maxRequestLength() : config.maxRequestLength();
     String declared = headers == null ? null : headers.get("content-length");
-    return AggregatedHttpResponse.of(status, MediaType.PLAIN_TEXT_UTF_8,
-        "request body" + (declared == null ? "" : " of " + declared + " bytes")
-            + " exceeds --max-request-bytes " + cap + " bytes\n");
+    String message = "request body" + (declared == null ? "" : " of " + declared + " bytes")
+        + " exceeds --max-request-bytes " + cap + " bytes";
+    String path = headers == null ? "" : headers.path();
+    if (path.startsWith("/api/v1/write") || path.startsWith("/api/v1/read")) {
+      return AggregatedHttpResponse.of(status, MediaType.PLAIN_TEXT_UTF_8, message + "\n");
+    }
+    return AggregatedHttpResponse.of(status, MediaType.JSON_UTF_8,
+        JsonEndpoints.errorBody(ErrorMapping.Kind.TOO_LARGE, message));
   }
 }

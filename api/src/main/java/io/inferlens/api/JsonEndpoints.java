@@ -81,11 +81,26 @@ final class JsonEndpoints {
    * @return the error envelope {@code {"status":"error","errorType":…,"error":message}}
    */
   static HttpResponse error(ErrorMapping.Kind kind, String message) {
+    return HttpResponse.of(ErrorMapping.status(kind), MediaType.JSON_UTF_8,
+        errorBody(kind, message));
+  }
+
+  /**
+   * @param kind the error kind, for {@code errorType}
+   * @param message what was wrong
+   * @return the UTF-8 JSON bytes of the error envelope, for callers that build the response
+   *     themselves (Armeria's status rendering)
+   */
+  static byte[] errorBody(ErrorMapping.Kind kind, String message) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("status", "error");
     body.put("errorType", ErrorMapping.errorType(kind));
     body.put("error", message);
-    return json(ErrorMapping.status(kind), body);
+    try {
+      return JSON.writeValueAsBytes(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static HttpResponse json(HttpStatus status, Object body) {

@@ -225,6 +225,16 @@ class WriteEndpointTest {
       HttpResponse<String> tooBig = post(u, big, RW1_CONTENT_TYPE, "snappy");
       assertThat(tooBig.statusCode()).isEqualTo(413);
       assertThat(tooBig.body()).contains("of 4096 bytes exceeds --max-request-bytes 1024 bytes");
+      assertThat(tooBig.headers().firstValue("content-type")).hasValueSatisfying(
+          ct -> assertThat(ct).startsWith("text/plain"));
+      // A JSON route answers the same refusal in the error envelope.
+      HttpResponse<String> form = post(URI.create("http://127.0.0.1:" + s.port()
+          + "/api/v1/diagnoses"), big, "application/x-www-form-urlencoded", null);
+      assertThat(form.statusCode()).isEqualTo(413);
+      assertThat(form.headers().firstValue("content-type")).hasValueSatisfying(
+          ct -> assertThat(ct).startsWith("application/json"));
+      assertThat(form.body()).contains("\"status\":\"error\"", "\"errorType\":\"too_large\"",
+          "exceeds --max-request-bytes 1024 bytes");
       // Other statuses keep Armeria's default rendering.
       assertThat(Requests.get(URI.create("http://127.0.0.1:" + s.port() + "/no-such-api"))
           .statusCode()).isEqualTo(404);
