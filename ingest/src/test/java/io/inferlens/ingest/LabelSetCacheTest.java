@@ -17,6 +17,12 @@ class LabelSetCacheTest {
 
   private static final LabelSet UP = LabelSet.of("__name__", "up", "job", "node");
 
+  // Series a, b and c of the prediction and byte-match tests: their key bytes, and b's label set.
+  private static final byte[] A = "key bytes of series a".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] B = "key bytes of series b".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] C = "key bytes of series c".getBytes(StandardCharsets.UTF_8);
+  private static final LabelSet UP_B = LabelSet.of("__name__", "up", "job", "b");
+
   @Test
   void hitReturnsTheCachedLabelSetForEqualBytesAnywhere() {
     LabelSetCache cache = new LabelSetCache(16);
@@ -38,74 +44,66 @@ class LabelSetCacheTest {
   @Test
   void theKeyThatFollowedLastTimeIsPredictedAndCheckedLikeAnyLookup() {
     LabelSetCache cache = new LabelSetCache(64);
-    LabelSet upB = LabelSet.of("__name__", "up", "job", "b");
-    byte[] a = "key bytes of series a".getBytes(StandardCharsets.UTF_8);
-    byte[] b = "key bytes of series b".getBytes(StandardCharsets.UTF_8);
-    byte[] c = "key bytes of series c".getBytes(StandardCharsets.UTF_8);
     LabelSetCache.Key k = new LabelSetCache.Key();
     assertThat(cache.predict(-1, k)).isEqualTo(-1);
 
-    assertThat(cache.put(k.set(a, 0, a.length), UP)).isTrue();
+    assertThat(cache.put(k.set(A, 0, A.length), UP)).isTrue();
     int slotA = k.slot;
     assertThat(cache.predict(slotA, k)).as("nothing followed a yet").isEqualTo(-1);
-    assertThat(cache.put(k.set(b, 0, b.length), upB)).isTrue();
+    assertThat(cache.put(k.set(B, 0, B.length), UP_B)).isTrue();
     int slotB = k.slot;
     cache.follow(slotA, slotB);
 
     // a, then b again: b is predicted and hit there.
-    assertThat(cache.get(k.set(a, 0, a.length), -1, -1)).isSameAs(UP);
+    assertThat(cache.get(k.set(A, 0, A.length), -1, -1)).isSameAs(UP);
     assertThat(k.slot).isEqualTo(slotA);
     int predicted = cache.predict(slotA, k);
     assertThat(predicted).isEqualTo(slotB);
-    assertThat(cache.get(k.set(b, 0, b.length), slotA, predicted)).isSameAs(upB);
+    assertThat(cache.get(k.set(B, 0, B.length), slotA, predicted)).isSameAs(UP_B);
     assertThat(k.slot).isEqualTo(slotB);
 
     // a, then c (not cached): the prediction (b) is checked and refused, c misses.
-    assertThat(cache.get(k.set(c, 0, c.length), slotA, cache.predict(slotA, k))).isNull();
+    assertThat(cache.get(k.set(C, 0, C.length), slotA, cache.predict(slotA, k))).isNull();
     assertThat(k.slot).isEqualTo(-1);
     // a, then a: the predicted b is refused, a is found in its own slot and now follows a.
-    assertThat(cache.get(k.set(a, 0, a.length), slotA, cache.predict(slotA, k))).isSameAs(UP);
+    assertThat(cache.get(k.set(A, 0, A.length), slotA, cache.predict(slotA, k))).isSameAs(UP);
     assertThat(cache.predict(slotA, k)).isEqualTo(slotA);
     // A prediction pointing at a slot whose entry was replaced is only a miss there.
-    assertThat(cache.get(k.set(b, 0, b.length), slotA, slotA)).isSameAs(upB);
+    assertThat(cache.get(k.set(B, 0, B.length), slotA, slotA)).isSameAs(UP_B);
   }
 
   @Test
   void theKeyThatFollowedLastTimeIsComparedByteForByteWithoutHashing() {
     LabelSetCache cache = new LabelSetCache(64);
-    LabelSet upB = LabelSet.of("__name__", "up", "job", "b");
-    byte[] a = "key bytes of series a".getBytes(StandardCharsets.UTF_8);
-    byte[] b = "key bytes of series b".getBytes(StandardCharsets.UTF_8);
-    byte[] c = "key bytes of series c".getBytes(StandardCharsets.UTF_8);
     LabelSetCache.Key k = new LabelSetCache.Key();
-    assertThat(cache.matchNext(-1, b, 0, b.length, k)).isNull();
+    assertThat(cache.matchNext(-1, B, 0, B.length, k)).isNull();
 
-    assertThat(cache.put(k.set(a, 0, a.length), UP)).isTrue();
+    assertThat(cache.put(k.set(A, 0, A.length), UP)).isTrue();
     int slotA = k.slot;
-    assertThat(cache.matchNext(slotA, b, 0, b.length, k)).as("nothing followed a yet").isNull();
-    assertThat(cache.put(k.set(b, 0, b.length), upB)).isTrue();
+    assertThat(cache.matchNext(slotA, B, 0, B.length, k)).as("nothing followed a yet").isNull();
+    assertThat(cache.put(k.set(B, 0, B.length), UP_B)).isTrue();
     int slotB = k.slot;
     cache.follow(slotA, slotB);
 
     // a, then b again: b is found by its bytes, in another buffer at another offset.
     LabelSetCache.Key fresh = new LabelSetCache.Key();
     byte[] framedB = framed("xx", "key bytes of series b", "");
-    assertThat(cache.matchNext(slotA, framedB, 2, framedB.length, fresh)).isSameAs(upB);
+    assertThat(cache.matchNext(slotA, framedB, 2, framedB.length, fresh)).isSameAs(UP_B);
     assertThat(fresh.slot).isEqualTo(slotB);
-    assertThat(fresh.len).isEqualTo(b.length);
+    assertThat(fresh.len).isEqualTo(B.length);
     // Bytes after the key that are not a label field end the run; a label field tag does not.
     byte[] longer = framed("", "key bytes of series b", "\u0012x");
-    assertThat(cache.matchNext(slotA, longer, 0, longer.length, fresh)).isSameAs(upB);
+    assertThat(cache.matchNext(slotA, longer, 0, longer.length, fresh)).isSameAs(UP_B);
     byte[] moreLabels = framed("", "key bytes of series b", "\nx");
     assertThat(cache.matchNext(slotA, moreLabels, 0, moreLabels.length, fresh)).isNull();
     // A series end before the key's end, or one byte that differs: no match.
-    assertThat(cache.matchNext(slotA, b, 0, b.length - 1, fresh)).isNull();
-    assertThat(cache.matchNext(slotA, c, 0, c.length, fresh)).isNull();
+    assertThat(cache.matchNext(slotA, B, 0, B.length - 1, fresh)).isNull();
+    assertThat(cache.matchNext(slotA, C, 0, C.length, fresh)).isNull();
 
     // a, then a: the hashed lookup finds a in its own slot and records that a followed a.
-    assertThat(cache.get(k.set(a, 0, a.length), slotA, -1)).isSameAs(UP);
-    assertThat(cache.matchNext(slotA, a, 0, a.length, fresh)).isSameAs(UP);
-    assertThat(cache.matchNext(slotA, b, 0, b.length, fresh)).isNull();
+    assertThat(cache.get(k.set(A, 0, A.length), slotA, -1)).isSameAs(UP);
+    assertThat(cache.matchNext(slotA, A, 0, A.length, fresh)).isSameAs(UP);
+    assertThat(cache.matchNext(slotA, B, 0, B.length, fresh)).isNull();
   }
 
   @Test
