@@ -307,8 +307,8 @@ final class DecimalEncoding {
 
   /**
    * The exact sum of {@link BitWriter#riceBits}{@code (z, k)} over the residuals that
-   * {@link #costOfOrder} counted, from its histograms in O(64) instead of a pass over the
-   * residuals per candidate {@code k}. With {@code L} the bit length of {@code z} and {@code U =
+   * {@link #costOfOrder} counted, in O(1) from the prefix sums of its histograms instead of a
+   * pass over the residuals per candidate {@code k}. With {@code L} the bit length of {@code z} and {@code U =
    * UNARY_BITS} (4): {@code L <= k} costs {@code 1 + k} (quotient 0), {@code k < L <= k + U}
    * costs {@code (z >>> k) + 1 + k} (quotient 1..15), and {@code L > k + U} is escaped at
    * {@code RICE_ESCAPE + 5 + L} bits.
@@ -325,8 +325,7 @@ final class DecimalEncoding {
       c += lenCount[len];
       unaryCount[len] = c;
     }
-    long e = 0;
-    escapedBits[65] = 0;
+    long e = 0; // escapedBits[65] stays 0: no residual is longer than 64 bits
     for (int len = 64; len >= 0; len--) {
       e += lenCount[len] * (BitWriter.RICE_ESCAPE + 5 + len);
       escapedBits[len] = e;
