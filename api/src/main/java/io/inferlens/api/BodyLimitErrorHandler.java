@@ -30,9 +30,9 @@ final class BodyLimitErrorHandler implements ServerErrorHandler {
 
   /**
    * @return for 413, a body naming {@code --max-request-bytes} and its value in bytes (the
-   *     service's limit, the server's when no service was chosen): plain text on
-   *     {@code /api/v1/write} and {@code /api/v1/read}, the JSON error envelope elsewhere; null
-   *     for any other status
+   *     service's limit, the server's when no service was chosen): plain text for the remote-write
+   *     and remote-read services ({@link WriteService}, {@link RemoteReadService}), the JSON error
+   *     envelope for every other route; null for any other status
    */
   @Override
   public AggregatedHttpResponse renderStatus(ServiceRequestContext ctx, ServiceConfig config,
@@ -44,8 +44,9 @@ final class BodyLimitErrorHandler implements ServerErrorHandler {
     String declared = headers == null ? null : headers.get("content-length");
     String message = "request body" + (declared == null ? "" : " of " + declared + " bytes")
         + " exceeds --max-request-bytes " + cap + " bytes";
-    String path = headers == null ? "" : headers.path();
-    if (path.startsWith("/api/v1/write") || path.startsWith("/api/v1/read")) {
+    // Decided by the service Armeria chose for the path, so a route's path lives in one place.
+    if (config.service().as(WriteService.class) != null
+        || config.service().as(RemoteReadService.class) != null) {
       return AggregatedHttpResponse.of(status, MediaType.PLAIN_TEXT_UTF_8, message + "\n");
     }
     return AggregatedHttpResponse.of(status, MediaType.JSON_UTF_8,

@@ -96,16 +96,16 @@ final class JsonEndpoints {
     body.put("status", "error");
     body.put("errorType", ErrorMapping.errorType(kind));
     body.put("error", message);
-    try {
-      return JSON.writeValueAsBytes(body);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return bytes(body);
   }
 
   private static HttpResponse json(HttpStatus status, Object body) {
+    return HttpResponse.of(status, MediaType.JSON_UTF_8, bytes(body));
+  }
+
+  private static byte[] bytes(Object body) {
     try {
-      return HttpResponse.of(status, MediaType.JSON_UTF_8, JSON.writeValueAsBytes(body));
+      return JSON.writeValueAsBytes(body);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
