@@ -76,7 +76,10 @@ final class HeadFlusher {
    * samples already in chunks; finalization drops such duplicates), and then drops those samples
    * from the head. Appends go on meanwhile, into the same buffers after the cut: one buffer per
    * series instead of a second one per series for the flush (~27 MB of heap at 100,000 series).
-   * A series whose buffer stayed empty since the last flush gives it up.
+   * A series whose buffer stayed empty since the last flush gives it up. A window whose every
+   * sample is in the flush (none stored before, {@link SeriesRef#chunksEndMs}; a later sample of
+   * the series present) and that is closed as finalization closes windows is written final with
+   * its rollups instead of being marked: finalization would only read it back to compute them.
    * Samples older than the retention horizon are dropped instead of written. Reads see the
    * samples throughout, in the head until the chunks are written.
    *
@@ -200,8 +203,10 @@ final class HeadFlusher {
 
   private void writeChunks(List<SeriesRef> refs, int[] cuts, long seqCut, boolean merging)
       throws RocksDBException {
-    FlushScratch f = new FlushScratch(
-        StoreCore.saturatedSubtract(clock.millis(), options.retentionMs()));
+    long now = clock.millis();
+    FlushScratch f = new FlushScratch(StoreCore.saturatedSubtract(now, options.retentionMs()),
+        StoreCore.saturatedSubtract(Math.min(core.maxSeenMs, now), TimeSeriesStore.CLOSE_GRACE_MS),
+        new RollupWriter(rocks, core.rewrittenRecords));
     rocks.partitionLock.readLock().lock();
     try (WriteBatch batch = new WriteBatch()) {
       // Deleted again by the last batch; when that is the first, the delete wins.
@@ -246,10 +251,12 @@ final class HeadFlusher {
 
   /** Writes one piece of a head flush and publishes its windows as unfinalized. */
   private void writeFlushBatch(WriteBatch batch, FlushScratch f) throws RocksDBException {
+    f.rollups.finish(batch, f.codec);
     if (batch.count() > 0) {
       rocks.db.write(rocks.writeOptions, batch);
       batch.clear();
     }
+    f.rollups.batchDone();
     core.chunkEpoch++;
     for (int i = 0; i < f.windows; i++) {
       unfinalized.add(flushWindowIds[i], flushWindowStarts[i]);
@@ -267,6 +274,10 @@ final class HeadFlusher {
   /** Scratch state of one {@link #writeChunks} call. */
   private static final class FlushScratch {
     final long horizonMs;
+    /** Windows ending at or before this (ms) are closed, as finalization closes them. */
+    final long closedBeforeMs;
+    /** Rollups of the windows this flush finalizes. */
+    final RollupWriter rollups;
     final ChunkCodec codec = new ChunkCodec();
     final Map<Long, Long> addedPerPartition = new HashMap<>();
     long[] ts = new long[256];
@@ -279,8 +290,10 @@ final class HeadFlusher {
     long[] presenceDays = new long[64];
     int presenceCount;
 
-    FlushScratch(long horizonMs) {
+    FlushScratch(long horizonMs, long closedBeforeMs, RollupWriter rollups) {
       this.horizonMs = horizonMs;
+      this.closedBeforeMs = closedBeforeMs;
+      this.rollups = rollups;
     }
 
     /** @return whether the batch's last presence key was this series' for this day */
@@ -332,19 +345,46 @@ final class HeadFlusher {
         boolean mergedLater = unfinalized.contains(ref.id, ws)
             || (to < n && ts[to] < we)
             || (headNewest > ts[to - 1] && headNewest < we);
-        // Retention runs by whole partitions; a few samples before the horizon are kept.
-        writeChunk(batch, f, ref, ts, bits, from, to, ws, mergedLater);
-        noteWindow(f, ref, ws, to - from);
+        if (!mergedLater && ws >= ref.chunksEndMs && we <= f.closedBeforeMs
+            && (to < n || headNewest >= we) && ascending(ts, from, to)) {
+          // The flush holds the whole of a closed window (no chunk of it is stored, and the
+          // series has a later sample): write it final, with its rollups, instead of marking
+          // it for finalization to read back. A sample of it appended later marks it again.
+          long[] t = from == 0 ? ts : java.util.Arrays.copyOfRange(ts, from, to);
+          long[] b = from == 0 ? bits : java.util.Arrays.copyOfRange(bits, from, to);
+          writeChunk(batch, f, ref, t, b, 0, to - from, ws, false, false);
+          f.rollups.add(batch, ref.id, ws, t, b, to - from, f.codec);
+          countSamples(f, ws, to - from);
+        } else {
+          // Retention runs by whole partitions; a few samples before the horizon are kept.
+          writeChunk(batch, f, ref, ts, bits, from, to, ws, mergedLater, true);
+          noteWindow(f, ref, ws, to - from);
+        }
       }
       from = to;
     }
     return n;
   }
 
-  /** Counts a flushed window's samples and remembers it for finalization. */
-  private void noteWindow(FlushScratch f, SeriesRef ref, long ws, int samples) {
+  /** @return whether {@code ts[from, to)} is strictly ascending (a window's final chunk is) */
+  private static boolean ascending(long[] ts, int from, int to) {
+    for (int i = from + 1; i < to; i++) {
+      if (ts[i] <= ts[i - 1]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Counts a flushed window's samples in its partition's sample count. */
+  private void countSamples(FlushScratch f, long ws, int samples) {
     f.addedPerPartition.merge(PartitionKind.CHUNKS.partitionStart(ws), (long) samples,
         Long::sum);
+  }
+
+  /** Counts a flushed window's samples and remembers it for finalization. */
+  private void noteWindow(FlushScratch f, SeriesRef ref, long ws, int samples) {
+    countSamples(f, ws, samples);
     int w = f.windows;
     if (w == flushWindowIds.length) {
       flushWindowIds = java.util.Arrays.copyOf(flushWindowIds, 2 * w);
@@ -397,7 +437,7 @@ final class HeadFlusher {
         long[] b = run.valuesArray();
         for (int p = 0; p < run.size(); p += ChunkCodec.MAX_SAMPLES) {
           int q = Math.min(run.size(), p + ChunkCodec.MAX_SAMPLES);
-          writeChunk(batch, f, ref, t, b, p, q, ws, false);
+          writeChunk(batch, f, ref, t, b, p, q, ws, false, true);
         }
         noteWindow(f, ref, ws, to - from);
       }
@@ -424,9 +464,11 @@ final class HeadFlusher {
    *
    * @param mergedLater whether the window will certainly hold another chunk, so that
    *     finalization merges and re-encodes this one: then it is encoded without planning
+   * @param mark whether to mark the window for finalization (false: the flush finalizes it)
    */
   private void writeChunk(WriteBatch batch, FlushScratch f, SeriesRef ref, long[] ts,
-      long[] bits, int from, int to, long ws, boolean mergedLater) throws RocksDBException {
+      long[] bits, int from, int to, long ws, boolean mergedLater, boolean mark)
+      throws RocksDBException {
     ChunkCodec codec = f.codec;
     long[] t = from == 0 ? ts : java.util.Arrays.copyOfRange(ts, from, to);
     long[] b = from == 0 ? bits : java.util.Arrays.copyOfRange(bits, from, to);
@@ -434,14 +476,17 @@ final class HeadFlusher {
     int n = to - from;
     // Short pieces are almost always fragments that finalization merges and re-encodes: skip the
     // search for the smallest value coding for them (it costs more than the bytes it saves), and
-    // for pieces that finalization certainly re-encodes.
-    byte[] chunk = n < FAST_ENCODE_BELOW || mergedLater
+    // for pieces that finalization certainly re-encodes; never for a window written final.
+    byte[] chunk = (n < FAST_ENCODE_BELOW && mark) || mergedLater
         ? codec.encodeFast(t, b, n) : codec.encode(t, b, n);
     batch.put(cf, Keys.dataKey(ref.id, t[0]), chunk);
+    // Raised before the batch is written: a failed write leaves it too high, which only keeps
+    // later flushes from finalizing this window themselves.
+    ref.chunksEndMs = Math.max(ref.chunksEndMs, t[n - 1] + 1);
     // A window still marked (in memory, so its stored mark too) needs no second mark: every
     // flush of a live series hits the same window, and these puts were half of a flush's
     // records. Finalization deletes a stored mark only under flushLock, which this flush holds.
-    if (!unfinalized.contains(ref.id, ws)) {
+    if (mark && !unfinalized.contains(ref.id, ws)) {
       batch.put(cf, Keys.unfinalizedKey(ref.id, ws), Keys.empty());
     }
     long day = Math.floorDiv(ws, 86_400_000L);

@@ -99,11 +99,16 @@ final class HeadReplay {
     }
     core.nextSeriesId = Keys.getBe64(next, 0);
     long maxId = 0;
+    var chunkDays = rocks.partitions(PartitionKind.CHUNKS, Long.MIN_VALUE / 2, Long.MAX_VALUE / 2);
+    // Every loaded series' chunks lie before the end of the newest chunk partition.
+    long chunksEnd = chunkDays.isEmpty() ? SeriesRef.NO_SAMPLES
+        : chunkDays.lastKey() + PartitionKind.CHUNKS.lengthMs;
     try (RocksIterator series = rocks.db.newIterator(rocks.seriesById)) {
       // series_by_id iterates in ascending id order, which Postings requires.
       for (series.seekToFirst(); series.isValid(); series.next()) {
         long id = Keys.getBe64(series.key(), 0);
         SeriesRef ref = new SeriesRef(id, LabelSet.decode(series.value()), SeriesRef.NO_SAMPLES);
+        ref.chunksEndMs = chunksEnd;
         index.add(ref);
         maxId = id;
       }

@@ -56,6 +56,14 @@ final class SeriesRef {
   /** The index this ref was added to; null before. */
   volatile SeriesIndex owner;
 
+  /**
+   * Every chunk of this series in RocksDB lies before this, milliseconds: {@link #NO_SAMPLES} for
+   * a series created since open, the end of the newest chunk partition for one loaded at open.
+   * Raised by head flushes, read and written only under the store's flush lock; a head flush
+   * writes a window final only if it starts at or after this (no stored chunk to merge).
+   */
+  long chunksEndMs = NO_SAMPLES;
+
   /** UTC day (epoch day) whose presence marker the flush thread last wrote, to write it once. */
   long presenceDay = Long.MIN_VALUE;
 

@@ -21,6 +21,11 @@ final class StoreCore {
   final WindowMarks unfinalized = new WindowMarks();
   /** Samples written to each chunk partition (by start), an estimate after crash replays. */
   final Map<Long, AtomicLong> partitionSamples = new ConcurrentHashMap<>();
+  /**
+   * Records superseded per partition since its last compaction, counted by finalization and by
+   * head flushes that finalize, read by {@link WindowFinalizer}'s compaction policy; thread safe.
+   */
+  final Map<org.rocksdb.ColumnFamilyHandle, Long> rewrittenRecords = new ConcurrentHashMap<>();
   final CopyOnWriteArrayList<Querier.AppendListener> listeners = new CopyOnWriteArrayList<>();
 
   /** Next series id to assign; guarded by the append lock. */

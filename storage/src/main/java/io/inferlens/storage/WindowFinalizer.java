@@ -66,6 +66,8 @@ final class WindowFinalizer {
     this.finalizeLock = core.locks.finalize;
     this.unfinalized = core.unfinalized;
     this.partitionSamples = core.partitionSamples;
+    this.rewrittenRecords = core.rewrittenRecords;
+    this.rollups = new RollupWriter(rocks, rewrittenRecords);
   }
 
   /**
@@ -93,10 +95,13 @@ final class WindowFinalizer {
       long closedBefore = Math.min(
           (byClock ? now : Math.min(core.maxSeenMs, now)) - TimeSeriesStore.CLOSE_GRACE_MS,
           Math.min(core.headMinTs, core.flushingMinTs));
-      // Ordered by window start, then series id.
       List<TimeSeriesStore.WindowKey> due =
-          unfinalized.upTo(all ? Long.MAX_VALUE
-              : StoreCore.saturatedSubtract(closedBefore, TimeSeriesStore.WINDOW_MS));
+          new ArrayList<>(unfinalized.upTo(all ? Long.MAX_VALUE
+              : StoreCore.saturatedSubtract(closedBefore, TimeSeriesStore.WINDOW_MS)));
+      // By series, then window start: a series' windows of one day come in a row, so its day
+      // block is merged in memory and encoded once (RollupWriter).
+      due.sort(java.util.Comparator.comparingLong(TimeSeriesStore.WindowKey::seriesId)
+          .thenComparingLong(TimeSeriesStore.WindowKey::windowStartMs));
       ChunkCodec codec = new ChunkCodec();
       for (int from = 0; from < due.size(); from += FINALIZE_BATCH_WINDOWS) {
         List<TimeSeriesStore.WindowKey> part =
@@ -138,7 +143,10 @@ final class WindowFinalizer {
    * per series a day while every window supersedes one, so it is compacted about every
    * {@code days/2} passes: about two days' worth of 1-hour blocks rewritten per pass.
    */
-  private final Map<ColumnFamilyHandle, Long> rewrittenRecords = new HashMap<>();
+  private final Map<ColumnFamilyHandle, Long> rewrittenRecords;
+
+  /** Writes the rollups of each batch; used under the flush lock. */
+  private final RollupWriter rollups;
 
   /** Fewest rewritten chunks that make a partition worth compacting after a finalization pass. */
   private static final long COMPACT_AFTER_REWRITES = 1_000;
@@ -220,29 +228,10 @@ final class WindowFinalizer {
             batch.put(cf, Keys.dataKey(w.seriesId(), t[0]), codec.encode(t, b, to - from));
           }
         }
-        RollupBlock r5 = RollupBlock.compute(run.timestampsArray(), run.valuesArray(), run.size(),
-            Resolution.FIVE_MINUTES.intervalMs());
-        batch.put(rocks.partitionForWrite(PartitionKind.ROLLUP_5M, ws),
-            Keys.dataKey(w.seriesId(), ws), r5.encode(codec));
-        RollupBlock r1 = RollupBlock.compute(run.timestampsArray(), run.valuesArray(), run.size(),
-            Resolution.ONE_HOUR.intervalMs());
-        long day = Math.floorDiv(ws, 86_400_000L) * 86_400_000L;
-        ColumnFamilyHandle hourCf = rocks.partitionForWrite(PartitionKind.ROLLUP_1H, day);
-        byte[] dayKey = Keys.dataKey(w.seriesId(), day);
-        byte[] old = pendingDayBlocks.get(new TimeSeriesStore.WindowKey(w.seriesId(), day));
-        if (old == null) {
-          old = rocks.db.get(hourCf, dayKey);
-          if (old != null) {
-            // The stored day block is superseded (one in this batch is not: a memtable flush
-            // keeps only its newest version).
-            rewrittenRecords.merge(hourCf, 1L, Long::sum);
-          }
-        }
-        RollupBlock merged = old == null ? r1 : RollupBlock.decode(old).mergedWith(r1);
-        byte[] enc = merged.encode(codec);
-        pendingDayBlocks.put(new TimeSeriesStore.WindowKey(w.seriesId(), day), enc);
-        batch.put(hourCf, dayKey, enc);
+        rollups.add(batch, w.seriesId(), ws, run.timestampsArray(), run.valuesArray(), run.size(),
+            codec);
       }
+      rollups.finish(batch, codec);
       // A head flush writes chunks and their marks under flushLock, which this batch holds: a
       // mark a flush put back since the pass cleared it is kept.
       for (TimeSeriesStore.WindowKey w : marks) {
@@ -258,12 +247,9 @@ final class WindowFinalizer {
       for (RocksIterator it : iterators.values()) {
         it.close();
       }
-      pendingDayBlocks.clear();
+      rollups.batchDone();
       rocks.partitionLock.readLock().unlock();
       flushLock.unlock();
     }
   }
-
-  /** Day blocks of 1 h rollups written earlier in the same finalize batch (not yet readable). */
-  private final Map<TimeSeriesStore.WindowKey, byte[]> pendingDayBlocks = new HashMap<>();
 }
