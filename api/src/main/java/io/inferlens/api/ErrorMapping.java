@@ -24,6 +24,15 @@ public final class ErrorMapping {
     UNSUPPORTED_MEDIA_TYPE,
     /** The store failed; the client should retry: 503 {@code unavailable}. */
     UNAVAILABLE,
+    /**
+     * A PromQL query that parsed but could not be evaluated (many-to-many matching, duplicate
+     * output series, over {@code --query.max-samples}): 422 {@code execution}, as Prometheus.
+     */
+    EXECUTION,
+    /** A PromQL query over {@code --query.timeout}: 503 {@code timeout}, as Prometheus. */
+    TIMEOUT,
+    /** A PromQL query cancelled before it finished: 503 {@code canceled}, as Prometheus. */
+    CANCELED,
     /** A bug in InferLens: 500 {@code internal}. */
     INTERNAL
   }
@@ -32,7 +41,7 @@ public final class ErrorMapping {
 
   /**
    * @param kind the error kind
-   * @return its HTTP status: 400, 404, 405, 413, 415, 503 or 500
+   * @return its HTTP status: 400, 404, 405, 413, 415, 422, 503 or 500
    */
   public static HttpStatus status(Kind kind) {
     switch (kind) {
@@ -42,6 +51,9 @@ public final class ErrorMapping {
       case TOO_LARGE: return HttpStatus.REQUEST_ENTITY_TOO_LARGE;
       case UNSUPPORTED_MEDIA_TYPE: return HttpStatus.UNSUPPORTED_MEDIA_TYPE;
       case UNAVAILABLE: return HttpStatus.SERVICE_UNAVAILABLE;
+      case EXECUTION: return HttpStatus.UNPROCESSABLE_ENTITY;
+      case TIMEOUT: return HttpStatus.SERVICE_UNAVAILABLE;
+      case CANCELED: return HttpStatus.SERVICE_UNAVAILABLE;
       case INTERNAL: return HttpStatus.INTERNAL_SERVER_ERROR;
       default: throw new AssertionError("unmapped error kind " + kind);
     }
@@ -50,7 +62,8 @@ public final class ErrorMapping {
   /**
    * @param kind the error kind
    * @return the {@code errorType} of the JSON envelope: {@code bad_data}, {@code not_found},
-   *     {@code method_not_allowed}, {@code too_large}, {@code unavailable} or {@code internal}
+   *     {@code method_not_allowed}, {@code too_large}, {@code unavailable}, {@code execution},
+   *     {@code timeout}, {@code canceled} or {@code internal}
    */
   public static String errorType(Kind kind) {
     switch (kind) {
@@ -61,6 +74,9 @@ public final class ErrorMapping {
       case METHOD_NOT_ALLOWED: return "method_not_allowed";
       case TOO_LARGE: return "too_large";
       case UNAVAILABLE: return "unavailable";
+      case EXECUTION: return "execution";
+      case TIMEOUT: return "timeout";
+      case CANCELED: return "canceled";
       case INTERNAL: return "internal";
       default: throw new AssertionError("unmapped error kind " + kind);
     }

@@ -183,6 +183,26 @@ public final class Main implements Runnable {
             + "its host) instead of by instance host. Repeatable.")
     java.util.Map<String, String> consumerGroups = new java.util.LinkedHashMap<>();
 
+    @Option(names = "--query.max-samples", defaultValue = "50000000", paramLabel = "N",
+        description = "Most samples one PromQL query may hold in memory at once; a query over it "
+            + "fails alone with 422 (default: ${DEFAULT-VALUE}, as Prometheus).")
+    long queryMaxSamples;
+
+    @Option(names = "--query.timeout", defaultValue = "2m", paramLabel = "DURATION",
+        description = "Longest a PromQL query may run before it answers 503 timeout "
+            + "(default: ${DEFAULT-VALUE}, as Prometheus).")
+    String queryTimeout;
+
+    @Option(names = "--query.max-concurrency", defaultValue = "20", paramLabel = "N",
+        description = "Most PromQL queries evaluated at once; others wait for a slot within their "
+            + "timeout (default: ${DEFAULT-VALUE}, as Prometheus).")
+    int queryMaxConcurrency;
+
+    @Option(names = "--query.lookback-delta", defaultValue = "5m", paramLabel = "DURATION",
+        description = "How far back an instant selector looks for a sample "
+            + "(default: ${DEFAULT-VALUE}, as Prometheus).")
+    String queryLookbackDelta;
+
     /**
      * Builds the server configuration from the parsed options.
      *
@@ -213,7 +233,12 @@ public final class Main implements Runnable {
           .withBlockCacheBytes(Units.parseBytes(blockCache))
           .withAnalysisWarmup(analysisWarmup)
           .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),
-              Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples);
+              Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples)
+          .withQuery(new io.inferlens.analysis.promql.engine.EngineOptions(
+              Units.parseDurationMs("--query.lookback-delta", queryLookbackDelta),
+              queryMaxSamples, Units.parseDurationMs("--query.timeout", queryTimeout),
+              queryMaxConcurrency,
+              io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS.defaultSubqueryStepMs()));
       config.storeOptions();
       if (catalog != null) {
         io.inferlens.analysis.catalog.SignalCatalog.load(catalog);

@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.analysis.target.TargetConfig;
 import io.inferlens.storage.StoreOptions;
+import io.inferlens.analysis.promql.engine.EngineOptions;
 import java.nio.file.Path;
 
 /**
@@ -32,6 +33,7 @@ import java.nio.file.Path;
  * @param rollup5mRetentionMs how long 5-minute rollups are kept, milliseconds (default 90 days)
  * @param rollup1hRetentionMs how long 1-hour rollups are kept, milliseconds (default 2 years)
  * @param headMaxSamples head samples that trigger a flush into chunks (default 2,000,000)
+ * @param query the PromQL engine's limits ({@code --query.*} flags, Prometheus's defaults)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -49,10 +51,12 @@ public record ServerConfig(
     boolean analysisWarmup,
     long rollup5mRetentionMs,
     long rollup1hRetentionMs,
-    int headMaxSamples) {
+    int headMaxSamples,
+    EngineOptions query) {
 
   /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
+    java.util.Objects.requireNonNull(query, "query");
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
@@ -83,7 +87,8 @@ public record ServerConfig(
     this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync, analysis,
         catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
         true, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
-        StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES);
+        StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
+        EngineOptions.DEFAULTS);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -108,7 +113,17 @@ public record ServerConfig(
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
+        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
+  }
+
+  /**
+   * @param newQuery the PromQL engine's limits
+   * @return a copy using them
+   */
+  public ServerConfig withQuery(EngineOptions newQuery) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery);
   }
 
   /**
@@ -119,7 +134,7 @@ public record ServerConfig(
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
-        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
+        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
   }
 
   /**
@@ -129,7 +144,7 @@ public record ServerConfig(
   public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
-        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
+        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
   }
 
   /**
@@ -139,7 +154,7 @@ public record ServerConfig(
   public ServerConfig withAnalysisWarmup(boolean on) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, on,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
   }
 
   /**
@@ -151,7 +166,7 @@ public record ServerConfig(
   public ServerConfig withStoreTuning(long fiveMinuteMs, long oneHourMs, int newHeadMaxSamples) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        analysisWarmup, fiveMinuteMs, oneHourMs, newHeadMaxSamples);
+        analysisWarmup, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query);
   }
 
   /**

@@ -39,13 +39,20 @@ class ErrorMappingTest {
   }
 
   @Test
-  void everyKindHasItsOwnStatusAndAnErrorType() {
+  void everyKindHasAStatusAndItsOwnErrorType() {
     Set<Integer> statuses = new HashSet<>();
+    Set<String> errorTypes = new HashSet<>();
     for (ErrorMapping.Kind k : ErrorMapping.Kind.values()) {
       statuses.add(ErrorMapping.status(k).code());
       assertThat(ErrorMapping.errorType(k)).matches("[a-z_]+");
+      errorTypes.add(ErrorMapping.errorType(k));
     }
-    assertThat(statuses).containsExactlyInAnyOrder(400, 404, 405, 413, 415, 500, 503);
+    assertThat(statuses).containsExactlyInAnyOrder(400, 404, 405, 413, 415, 422, 500, 503);
+    // 400 and 415 share bad_data, as Prometheus; 503 is unavailable, timeout or canceled
+    assertThat(errorTypes).hasSize(ErrorMapping.Kind.values().length - 1);
+    assertThat(ErrorMapping.errorType(ErrorMapping.Kind.EXECUTION)).isEqualTo("execution");
+    assertThat(ErrorMapping.status(ErrorMapping.Kind.EXECUTION).code()).isEqualTo(422);
+    assertThat(ErrorMapping.errorType(ErrorMapping.Kind.TIMEOUT)).isEqualTo("timeout");
     assertThat(ErrorMapping.status(ErrorMapping.Kind.NOT_FOUND).code()).isEqualTo(404);
     Set<ErrorMapping.Kind> fromIngest = EnumSet.noneOf(ErrorMapping.Kind.class);
     for (IngestException.Kind k : IngestException.Kind.values()) {

@@ -280,7 +280,7 @@ public final class RangeFunctions {
    * Go's {@code time.Duration.Seconds()} for a whole number of milliseconds: whole seconds plus the
    * fraction, each converted separately, so 300000 ms gives exactly 300.0.
    */
-  static double goDurationSeconds(long ms) {
+  public static double goDurationSeconds(long ms) {
     long sec = ms / 1000;
     long nanos = (ms % 1000) * 1_000_000L;
     return (double) sec + (double) nanos / 1e9;
