@@ -1,16 +1,15 @@
 package io.inferlens.analysis.diagnose;
 
-import io.inferlens.analysis.catalog.MetricSource;
 import io.inferlens.analysis.catalog.Signal;
-import io.inferlens.analysis.catalog.SourceKind;
-import io.inferlens.analysis.promql.HistogramQuantile;
-import io.inferlens.analysis.promql.InstantSelection;
-import io.inferlens.analysis.promql.RangeFunctions;
 import io.inferlens.analysis.promql.StaleMarker;
+import io.inferlens.analysis.promql.ast.Expr;
+import io.inferlens.analysis.promql.engine.Engine;
+import io.inferlens.analysis.promql.engine.EngineOptions;
+import io.inferlens.analysis.promql.engine.PointSeries;
+import io.inferlens.analysis.promql.engine.QueryException;
+import io.inferlens.analysis.promql.engine.QueryResult;
 import io.inferlens.analysis.promql.StepRange;
-import io.inferlens.analysis.promql.StepSeries;
 import io.inferlens.analysis.target.ResolvedSignal;
-import io.inferlens.storage.Matcher;
 import io.inferlens.storage.Series;
 import io.inferlens.storage.StorageException;
 import io.inferlens.storage.Querier;
@@ -19,12 +18,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Evaluates a target's resolved signals into an {@link IndicatorFrame} with PromQL semantics:
- * latency quantiles as {@code histogram_quantile(q, sum by (le) (rate(x_bucket[w])))}, means as
- * {@code rate(x_sum[w]) / rate(x_count[w])}, counters as {@code sum(rate(x[w]))}, gauges as the
- * instant value (5 min lookback) aggregated per the catalog, ratios of gauges as
- * {@code sum(num) / sum(den)}. Ranges longer than {@link StepRange#MAX_STEPS} steps are evaluated
- * in chunks.
+ * Evaluates a target's resolved signals into an {@link IndicatorFrame}: each indicator is its
+ * one PromQL formula ({@link IndicatorQueries}) evaluated by the PromQL engine as a range query,
+ * so the numbers are the ones Prometheus or Grafana give for the same expression. Ranges longer
+ * than {@link StepRange#MAX_STEPS} steps are evaluated in chunks.
  *
  * <p>Also marks monitoring gaps: steps where the engine's scrapes are missing for more than
  * {@code gapFactor} scrape intervals (the interval is the median spacing of its samples).
@@ -146,80 +143,47 @@ public final class IndicatorEvaluator {
     return frame;
   }
 
-  /** Every indicator of every signal over one step range (≤ {@link StepRange#MAX_STEPS}). */
+  /**
+   * Every indicator of every signal over one step range (&le; {@link StepRange#MAX_STEPS}), each
+   * from its one formula ({@link IndicatorQueries}) evaluated by the PromQL engine.
+   */
   private Map<Indicator, double[]> evaluateRange(Querier store,
       Map<Signal, ResolvedSignal> signals, StepRange range) throws StorageException {
+    Engine engine = new Engine(store, EngineOptions.DEFAULTS);
     Map<Indicator, double[]> out = new java.util.EnumMap<>(Indicator.class);
     for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
-      Indicator[] inds = indicators(e.getKey());
-      ResolvedSignal rs = e.getValue();
-      if (rs.source().kind() == SourceKind.HISTOGRAM && inds.length > 0 && inds[0].isLatency()) {
-        // Rates of the buckets once, quantiles for each indicator from them.
-        long readFrom = range.startMs() - config.rateWindowMs();
-        List<Series> buckets = store.select(rs.selector(rs.source().bucketName()), readFrom,
-            range.endMs());
-        java.util.TreeMap<Double, double[]> sums = summedBucketRates(buckets, range);
-        for (Indicator ind : inds) {
-          double[] v = quantiles(quantileOf(ind), sums, range.count());
-          scale(v, rs.source().scale());
-          out.put(ind, v);
-        }
-      } else {
-        for (Indicator ind : inds) {
-          out.put(ind, evaluate(store, rs, ind, range));
-        }
+      for (Indicator ind : indicators(e.getKey())) {
+        out.put(ind, evaluate(engine, IndicatorQueries.of(e.getValue(), ind,
+            config.rateWindowMs()), range));
       }
     }
     return out;
   }
 
-  private java.util.TreeMap<Double, double[]> summedBucketRates(List<Series> buckets,
-      StepRange range) {
-    java.util.TreeMap<Double, double[]> sums = new java.util.TreeMap<>();
-    for (Series s : buckets) {
-      java.util.OptionalDouble le = HistogramQuantile.parseUpperBound(
-          s.labels().get(HistogramQuantile.LE));
-      if (le.isEmpty()) {
-        continue;
+  /**
+   * @return the expression's single series at each step of {@code range}, NaN where it has no
+   *     value
+   * @throws StorageException if the store fails under the engine
+   */
+  static double[] evaluate(Engine engine, Expr expr, StepRange range) throws StorageException {
+    double[] v = new double[range.count()];
+    Arrays.fill(v, Double.NaN);
+    QueryResult r;
+    try {
+      r = engine.range(expr, range.startMs(), range.endMs(), range.stepMs());
+    } catch (QueryException ex) {
+      if (ex.kind() == QueryException.Kind.INTERNAL && ex.getCause() instanceof StorageException se) {
+        throw se;
       }
-      double[] r = RangeFunctions.rate(s, config.rateWindowMs(), range).values();
-      double[] sum = sums.computeIfAbsent(le.getAsDouble(), k -> {
-        double[] a = new double[range.count()];
-        Arrays.fill(a, Double.NaN);
-        return a;
-      });
-      for (int i = 0; i < sum.length; i++) {
-        if (!Double.isNaN(r[i])) {
-          sum[i] = Double.isNaN(sum[i]) ? r[i] : sum[i] + r[i];
-        }
+      throw new IllegalStateException("indicator query " + expr + " failed: " + ex.getMessage(), ex);
+    }
+    for (PointSeries s : r.matrix()) {
+      for (int i = 0; i < s.size(); i++) {
+        int k = (int) ((s.timestampMs(i) - range.startMs()) / range.stepMs());
+        v[k] = s.value(i);
       }
     }
-    return sums;
-  }
-
-  /** As {@link HistogramQuantile#ofSummedRates}, from rates already summed by {@code le}. */
-  private static double[] quantiles(double q, java.util.TreeMap<Double, double[]> sums, int n) {
-    double[] out = new double[n];
-    List<HistogramQuantile.Bucket> buckets = new java.util.ArrayList<>(sums.size());
-    for (int i = 0; i < n; i++) {
-      buckets.clear();
-      for (Map.Entry<Double, double[]> e : sums.entrySet()) {
-        double c = e.getValue()[i];
-        if (!Double.isNaN(c)) {
-          buckets.add(new HistogramQuantile.Bucket(e.getKey(), c));
-        }
-      }
-      out[i] = buckets.isEmpty() ? Double.NaN : HistogramQuantile.quantile(q, buckets);
-    }
-    return out;
-  }
-
-  private static void scale(double[] v, double factor) {
-    if (factor != 1.0) {
-      for (int i = 0; i < v.length; i++) {
-        v[i] *= factor;
-      }
-    }
+    return v;
   }
 
   /** The indicators one signal feeds. */
@@ -253,113 +217,6 @@ public final class IndicatorEvaluator {
       return 0.99;
     }
     return 0.95;
-  }
-
-  private double[] evaluate(Querier store, ResolvedSignal rs, Indicator ind,
-      StepRange range) throws StorageException {
-    MetricSource src = rs.source();
-    long window = config.rateWindowMs();
-    long readFrom = range.startMs() - Math.max(window, InstantSelection.DEFAULT_LOOKBACK_MS);
-    int n = range.count();
-    double[] out;
-    if (src.kind() == SourceKind.HISTOGRAM) {
-      if (ind.isLatency()) {
-        List<Series> buckets = store.select(rs.selector(src.bucketName()), readFrom,
-            range.endMs());
-        out = HistogramQuantile.ofSummedRates(quantileOf(ind), buckets, window, range).values();
-      } else {
-        double[] sum = sumRates(store.select(rs.selector(src.sumName()), readFrom, range.endMs()),
-            window, range);
-        double[] count = sumRates(store.select(rs.selector(src.countName()), readFrom,
-            range.endMs()), window, range);
-        out = divide(sum, count);
-      }
-    } else if (src.kind() == SourceKind.COUNTER) {
-      out = sumRates(store.select(rs.matchers(), readFrom, range.endMs()), window, range);
-      if (!src.denominators().isEmpty()) {
-        double[] den = new double[n];
-        Arrays.fill(den, Double.NaN);
-        for (List<Matcher> sel : rs.denominatorSelectors()) {
-          den = add(den, sumRates(store.select(sel, readFrom, range.endMs()), window, range));
-        }
-        out = divide(out, den);
-      }
-    } else if (src.kind() == SourceKind.GAUGE_RATIO) {
-      double[] num = instant(store.select(rs.matchers(), readFrom, range.endMs()), range, src,
-          io.inferlens.analysis.catalog.Aggregation.SUM);
-      double[] den = new double[n];
-      Arrays.fill(den, Double.NaN);
-      for (List<Matcher> sel : rs.denominatorSelectors()) {
-        den = add(den, instant(store.select(sel, readFrom, range.endMs()), range, src,
-            io.inferlens.analysis.catalog.Aggregation.SUM));
-      }
-      out = divide(num, den);
-    } else {
-      out = instant(store.select(rs.matchers(), readFrom, range.endMs()), range, src,
-          src.aggregation());
-    }
-    scale(out, src.scale());
-    return out;
-  }
-
-  private static double[] sumRates(List<Series> series, long window, StepRange range) {
-    double[] out = new double[range.count()];
-    Arrays.fill(out, Double.NaN);
-    for (Series s : series) {
-      out = add(out, RangeFunctions.rate(s, window, range).values());
-    }
-    return out;
-  }
-
-  private static double[] instant(List<Series> series, StepRange range, MetricSource src,
-      io.inferlens.analysis.catalog.Aggregation agg) {
-    int n = range.count();
-    double[] out = new double[n];
-    int[] count = new int[n];
-    Arrays.fill(out, Double.NaN);
-    for (Series s : series) {
-      StepSeries v = InstantSelection.select(s, range);
-      for (int i = 0; i < n; i++) {
-        double x = v.values()[i];
-        if (Double.isNaN(x) || src.ignoredValues().contains(x)) {
-          continue;
-        }
-        if (Double.isNaN(out[i])) {
-          out[i] = x;
-        } else if (agg == io.inferlens.analysis.catalog.Aggregation.MAX) {
-          out[i] = Math.max(out[i], x);
-        } else {
-          out[i] += x;
-        }
-        count[i]++;
-      }
-    }
-    if (agg == io.inferlens.analysis.catalog.Aggregation.AVG) {
-      for (int i = 0; i < n; i++) {
-        if (count[i] > 0) {
-          out[i] /= count[i];
-        }
-      }
-    }
-    return out;
-  }
-
-  private static double[] add(double[] a, double[] b) {
-    double[] out = a.clone();
-    for (int i = 0; i < out.length; i++) {
-      if (!Double.isNaN(b[i])) {
-        out[i] = Double.isNaN(out[i]) ? b[i] : out[i] + b[i];
-      }
-    }
-    return out;
-  }
-
-  private static double[] divide(double[] num, double[] den) {
-    double[] out = new double[num.length];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = den[i] > 0 ? num[i] / den[i] : Double.NaN;
-    }
-    return out;
   }
 
   private void markGaps(Querier store, ResolvedSignal heartbeat, IndicatorFrame frame,
