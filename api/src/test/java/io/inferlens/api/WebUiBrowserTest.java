@@ -348,6 +348,11 @@ class WebUiBrowserTest {
     assertThat(cells.get(1).getText()).as("threshold").matches("[\\d.]+ (s|ms)");
     assertThat(cells.get(2).getText()).as("baseline").matches("[\\d.]+ (s|ms)");
     assertThat(cells.get(3).getText()).as("unit").isEqualTo("s");
+    // The evidence carries the PromQL it came from, with a copy button for Grafana.
+    assertThat(e2e.findElement(By.cssSelector("code.promql")).getText())
+        .startsWith("histogram_quantile(0.95, sum by (le) (rate(")
+        .contains("e2e_request_latency_seconds_bucket");
+    assertThat(e2e.findElement(By.cssSelector("button.copy")).getText()).isEqualTo("Copy");
     assertThat(layers.get(1).findElements(By.cssSelector("tr[data-signal='waiting']"))).hasSize(1);
     assertThat(layers.get(2).findElements(By.cssSelector("tr[data-signal='gpu_util']"))).hasSize(1);
     assertThat(layers.get(2).findElements(By.cssSelector("tr[data-signal='kv_cache_usage']")))

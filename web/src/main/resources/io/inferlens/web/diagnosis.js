@@ -15,6 +15,28 @@ function tabOf(signal) {
   return /^(ttft|tpot|prompt|generation)/.test(signal) ? 'ttft' : 'live';
 }
 
+/** The PromQL an evidence row came from, with a button copying it for Grafana. */
+function promqlCell(q) {
+  if (!q) return h('td', { class: 'muted' }, '–');
+  const code = h('code', { class: 'promql' }, q);
+  const button = h('button', { type: 'button', class: 'copy', title: 'Copy the PromQL to paste into Grafana' }, 'Copy');
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(q);
+      button.textContent = 'Copied';
+    } catch (err) {
+      // No clipboard (plain http on another host): select the text so Ctrl+C copies it.
+      const r = document.createRange();
+      r.selectNodeContents(code);
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(r);
+      button.textContent = 'Selected';
+    }
+  });
+  return h('td', { class: 'promql-cell' }, code, ' ', button);
+}
+
 function evidenceRow(e, chartLink) {
   const u = e.unit;
   return h('tr', { 'data-signal': e.signal },
@@ -24,7 +46,8 @@ function evidenceRow(e, chartLink) {
     h('td', { class: 'num' }, e.baseline == null ? '–' : fmt(e.baseline, u)),
     h('td', {}, u),
     h('td', { class: 'num' }, e.low == null && e.high == null ? '–' : `${fmt(e.low, u)} – ${fmt(e.high, u)}`),
-    h('td', {}, e.window || '–'));
+    h('td', {}, e.window || '–'),
+    promqlCell(e.promql));
 }
 
 export async function renderDiagnosis(app, parts, stale) {
@@ -64,7 +87,7 @@ export async function renderDiagnosis(app, parts, stale) {
       h('summary', {}, h('span', { class: 'step' }, `${i + 1}. ${(LAYER[l.layer] || { title: l.layer }).title}`), ' ',
         verdict(l.verdict), h('span', { class: 'muted small' }, ' ' + ((LAYER[l.layer] || {}).question || ''))),
       l.evidence.length ? h('table', { class: 'evidence' },
-        h('thead', {}, h('tr', {}, ['signal', 'value', 'threshold', 'baseline', 'unit', 'range in period', 'window']
+        h('thead', {}, h('tr', {}, ['signal', 'value', 'threshold', 'baseline', 'unit', 'range in period', 'window', 'PromQL']
           .map(c => h('th', { scope: 'col' }, c)))),
         h('tbody', {}, l.evidence.map(ev => evidenceRow(ev, chartLink))))
         : h('p', { class: 'muted' }, 'No evidence on this layer.')),

@@ -450,7 +450,7 @@ public final class Diagnoser {
     boolean anyLatency = false;
     boolean latencyBreached = false;
     for (Indicator ind : LATENCY) {
-      Evidence e = evidence(ind, from, to, s, thr, base, window);
+      Evidence e = evidence(ind, from, to, s, thr, base, window, frame);
       if (e != null) {
         anyLatency = true;
         latencyEv.add(e);
@@ -460,7 +460,7 @@ public final class Diagnoser {
     List<Evidence> queueEv = new ArrayList<>();
     for (Indicator ind : new Indicator[] {Indicator.WAITING, Indicator.QUEUE_TIME_P95,
         Indicator.UPSTREAM_BACKLOG}) {
-      Evidence e = evidence(ind, from, to, s, thr, base, window);
+      Evidence e = evidence(ind, from, to, s, thr, base, window, frame);
       if (e != null) {
         queueEv.add(e);
       }
@@ -473,7 +473,7 @@ public final class Diagnoser {
     List<Evidence> resEv = new ArrayList<>();
     for (Indicator ind : new Indicator[] {Indicator.GPU_UTIL, Indicator.KV_CACHE_USAGE,
         Indicator.PREEMPTIONS, Indicator.GPU_MEM}) {
-      Evidence e = evidence(ind, from, to, s, thr, base, window);
+      Evidence e = evidence(ind, from, to, s, thr, base, window, frame);
       if (e != null) {
         resEv.add(e);
       }
@@ -522,7 +522,8 @@ public final class Diagnoser {
   }
 
   private static Evidence evidence(Indicator ind, int from, int to, Map<Indicator, double[]> s,
-      Map<Indicator, double[]> thr, Map<Indicator, double[]> base, String window) {
+      Map<Indicator, double[]> thr, Map<Indicator, double[]> base, String window,
+      IndicatorFrame frame) {
     double[] v = s.get(ind);
     if (v == null) {
       return null;
@@ -540,7 +541,7 @@ public final class Diagnoser {
             || ind == Indicator.KV_CACHE_USAGE || ind == Indicator.GPU_MEM
             || ind == Indicator.UPSTREAM_BACKLOG ? "instant" : window,
         round(vals[(int) Math.floor(0.05 * (vals.length - 1))]),
-        round(vals[(int) Math.ceil(0.95 * (vals.length - 1))]));
+        round(vals[(int) Math.ceil(0.95 * (vals.length - 1))]), frame.query(ind));
   }
 
   private static Double mean(double[] v, int from, int to) {

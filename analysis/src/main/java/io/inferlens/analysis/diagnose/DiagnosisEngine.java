@@ -436,6 +436,18 @@ public final class DiagnosisEngine {
     });
   }
 
+  /** @return the PromQL of the indicator for the analysed target, or null if it has no source */
+  private String query(TargetAnalysis a, Indicator ind) {
+    for (Map.Entry<Signal, ResolvedSignal> e : a.signals().entrySet()) {
+      for (Indicator i : IndicatorEvaluator.indicators(e.getKey())) {
+        if (i == ind) {
+          return IndicatorQueries.text(e.getValue(), ind, config.rateWindowMs());
+        }
+      }
+    }
+    return null;
+  }
+
   private static TargetAnalysis find(List<TargetAnalysis> group, String label, String model) {
     for (TargetAnalysis a : group) {
       if (a.target().get(label).equals(model)) {
@@ -471,7 +483,8 @@ public final class DiagnosisEngine {
     }
     String model = nextSpan.model() + (nextSpan.version().isEmpty() ? "" : " " + nextSpan.version());
     Evidence e = new Evidence(ind.key(), nextMedian, config.versionRegressionRatio() * prevMedian,
-        prevMedian, ind.unit(), Diagnoser.duration(config.rateWindowMs()), nextMedian, nextMedian);
+        prevMedian, ind.unit(), Diagnoser.duration(config.rateWindowMs()), nextMedian, nextMedian,
+        query(next, ind));
     List<ChainLayer> chain = List.of(
         new ChainLayer("latency", "breached", List.of(e)),
         new ChainLayer("queue", "unknown", List.of()),

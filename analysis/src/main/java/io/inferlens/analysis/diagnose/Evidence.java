@@ -11,6 +11,9 @@ package io.inferlens.analysis.diagnose;
  * @param window the rate/quantile window, e.g. {@code 5m}
  * @param low 5th percentile of the indicator over the period (the low end of its range)
  * @param high 95th percentile over the period (the high end of its range)
+ * @param promql the PromQL expression the indicator was evaluated from, templated with the
+ *     target's matchers ({@link IndicatorQueries}), to paste into Grafana; null where the value
+ *     came from rollups only
  */
 public record Evidence(String signal, double value, Double threshold, Double baseline,
-    String unit, String window, double low, double high) {}
+    String unit, String window, double low, double high, String promql) {}

@@ -135,6 +135,11 @@ public final class IndicatorEvaluator {
     for (Map.Entry<Indicator, double[]> e : all.entrySet()) {
       frame.put(e.getKey(), e.getValue());
     }
+    for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
+      for (Indicator ind : indicators(e.getKey())) {
+        frame.putQuery(ind, IndicatorQueries.text(e.getValue(), ind, config.rateWindowMs()));
+      }
+    }
     ResolvedSignal heartbeat = signals.containsKey(Signal.WAITING) ? signals.get(Signal.WAITING)
         : signals.containsKey(Signal.RUNNING) ? signals.get(Signal.RUNNING) : null;
     if (heartbeat != null) {

@@ -17,6 +17,7 @@ public final class IndicatorFrame {
   private final long stepMs;
   private final int steps;
   private final EnumMap<Indicator, double[]> values = new EnumMap<>(Indicator.class);
+  private final EnumMap<Indicator, String> queries = new EnumMap<>(Indicator.class);
   private final boolean[] gap;
 
   /**
@@ -68,6 +69,19 @@ public final class IndicatorFrame {
           + steps + " steps");
     }
     values.put(ind, v);
+  }
+
+  /**
+   * @param ind the indicator
+   * @param promql the PromQL expression its values came from
+   */
+  public void putQuery(Indicator ind, String promql) {
+    queries.put(ind, promql);
+  }
+
+  /** @return the PromQL expression the indicator's values came from, or null if none is known */
+  public String query(Indicator ind) {
+    return queries.get(ind);
   }
 
   /** @return the indicator's values or null when the target does not expose it */
