@@ -15,6 +15,7 @@ import io.inferlens.proto.prometheus.Remote.WriteRequest;
 import io.inferlens.proto.prometheus.Types;
 import io.inferlens.storage.AppendResult;
 import io.inferlens.storage.LabelSet;
+import io.inferlens.storage.MetricMetadata;
 import io.inferlens.storage.SampleAppender;
 import io.inferlens.storage.SeriesWrite;
 import io.inferlens.storage.StorageException;
@@ -36,9 +37,11 @@ class RemoteWriteHandlerTest {
 
   private static final String CT = "application/x-protobuf;proto=prometheus.WriteRequest";
 
-  /** Records appended series; can be told to reject or fail. */
+  /** Records appended series and metadata; can be told to reject or fail. */
   static final class RecordingAppender implements SampleAppender {
     final List<SeriesWrite> appended = new ArrayList<>();
+    final List<MetricMetadata> metadata = new ArrayList<>();
+    int metadataCalls;
     int calls;
     long conflicts;
     boolean fail;
@@ -57,6 +60,17 @@ class RemoteWriteHandlerTest {
             "sample at " + NOW_MS + " ms has value bits 0x1 but 0x2 is already stored"));
       }
       return new AppendResult(samples - conflicts, 0, writes.size(), rejections, conflicts);
+    }
+
+    /** Records the entries; every family counts as changed. */
+    @Override
+    public int appendMetadata(List<MetricMetadata> entries) throws StorageException {
+      metadataCalls++;
+      if (fail) {
+        throw new StorageException("injected RocksDB write failure", null);
+      }
+      metadata.addAll(entries);
+      return (int) entries.stream().map(MetricMetadata::metricFamilyName).distinct().count();
     }
   }
 
