@@ -6,7 +6,6 @@ import com.google.protobuf.WireFormat;
 import io.inferlens.ingest.IngestException.Kind;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.MetricMetadata;
-import io.inferlens.storage.MetricType;
 import io.inferlens.storage.SeriesWrite;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -74,8 +73,8 @@ import java.util.Map;
  * {@link MetricMetadata} (help over 64 KiB, …) is refused alone: counted in {@link
  * DecodedWrite#metadataRejected()}, its message in {@link DecodedWrite#metadataError()} when it
  * is the first, while the request's other entries and series go on. Metadata is rare (Prometheus
- * sends it every minute in requests of its own), so it is read on a path of its own with the
- * JDK's UTF-8 decoder, away from the sample path's caches.
+ * sends it every minute in requests of its own), so {@link MetadataDecoder} reads it on a path of
+ * its own, away from the sample path's caches.
  *
  * <p>A body that is not a WriteRequest (truncated, bad wire type, length past the end, invalid
  * framing) fails the whole request with {@link Kind#BAD_REQUEST} naming the byte offset; a label
@@ -106,18 +105,6 @@ public final class RemoteWriteDecoder {
   private static final int TAG_LABEL_VALUE = 2 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
   private static final int TAG_SAMPLE_VALUE = 1 << 3 | WireFormat.WIRETYPE_FIXED64;
   private static final int TAG_SAMPLE_TIMESTAMP = 2 << 3 | WireFormat.WIRETYPE_VARINT;
-  private static final int TAG_METADATA_TYPE = 1 << 3 | WireFormat.WIRETYPE_VARINT;
-  private static final int TAG_METADATA_NAME = 2 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
-  private static final int TAG_METADATA_HELP = 4 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
-  private static final int TAG_METADATA_UNIT = 5 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED;
-
-  /** {@code MetricMetadata.MetricType} by its number in prompb/types.proto (v2.42.0). */
-  private static final MetricType[] WIRE_METRIC_TYPES = {MetricType.UNKNOWN, MetricType.COUNTER,
-      MetricType.GAUGE, MetricType.HISTOGRAM, MetricType.GAUGEHISTOGRAM, MetricType.SUMMARY,
-      MetricType.INFO, MetricType.STATESET};
-
-  /** Error messages quote at most this many characters of a metadata entry's help. */
-  private static final int MAX_HELP_TEXT_CHARS = 80;
 
   /**
    * Decompression buffers up to 4 MiB are kept for the next request (a 2,000-sample request is
@@ -178,12 +165,8 @@ public final class RemoteWriteDecoder {
   private long samplesAccepted;
   private Map<String, Long> rejected;
   private int metadataCount;
-  /** Valid metadata entries; {@code List.of()} until the request's first one. */
-  private List<MetricMetadata> metadata;
-  private long metadataRejected;
-  private String metadataError;
-  /** Strict (REPORT) UTF-8 decoder for metadata strings; made at the first metadata entry. */
-  private java.nio.charset.CharsetDecoder utf8;
+  /** The request's metric metadata entries, kept or refused. */
+  private final MetadataDecoder metadata = new MetadataDecoder();
 
   /**
    * A decoder with its own {@link LabelSetCache} of {@link LabelSetCache#DEFAULT_SLOTS} slots
@@ -249,9 +232,7 @@ public final class RemoteWriteDecoder {
     samplesAccepted = 0;
     rejected = new HashMap<>();
     metadataCount = 0;
-    metadata = List.of();
-    metadataRejected = 0;
-    metadataError = null;
+    metadata.reset();
     prevSlot = -1;
     CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
     try {
@@ -267,7 +248,7 @@ public final class RemoteWriteDecoder {
         } else if (tag == TAG_WRITE_METADATA) {
           metadataCount++;
           int limit = in.pushLimit(in.readRawVarint32());
-          readMetadata(in);
+          metadata.read(in, buf, bufOffset, metadataCount);
           in.popLimit(limit);
         } else {
           in.skipField(tag);
@@ -282,10 +263,11 @@ public final class RemoteWriteDecoder {
       buf = null;
     }
     DecodedWrite result = new DecodedWrite(valid, firstError, seriesRejected, seriesCount,
-        samplesAccepted, rejected, metadataCount, metadata, metadataRejected, metadataError);
+        samplesAccepted, rejected, metadataCount, metadata.entries(), metadata.rejected(),
+        metadata.firstError());
     valid = null;
     rejected = null;
-    metadata = null;
+    metadata.reset();
     return result;
   }
 
@@ -352,122 +334,6 @@ public final class RemoteWriteDecoder {
         in.skipField(tag); // exemplars (field 3) and unknown fields
       }
     }
-  }
-
-  /**
-   * Reads one MetricMetadata message (the current limit) and keeps it in {@link #metadata} or
-   * refuses it alone; see the class comment. Strings are located first and decoded after the
-   * message ends, so an over-long help is refused without being decoded.
-   */
-  private void readMetadata(CodedInputStream in) throws IOException {
-    int typeNumber = 0;
-    long name = 0; // each a span: index in buf << 32 | length
-    long help = 0;
-    long unit = 0;
-    while (true) {
-      int tag = in.readTag();
-      if (tag == 0) {
-        break;
-      } else if (tag == TAG_METADATA_TYPE) {
-        typeNumber = in.readEnum();
-      } else if (tag == TAG_METADATA_NAME) {
-        name = span(in);
-      } else if (tag == TAG_METADATA_HELP) {
-        help = span(in);
-      } else if (tag == TAG_METADATA_UNIT) {
-        unit = span(in);
-      } else {
-        in.skipField(tag);
-      }
-    }
-    MetricType type = typeNumber >= 0 && typeNumber < WIRE_METRIC_TYPES.length
-        ? WIRE_METRIC_TYPES[typeNumber] : MetricType.UNKNOWN;
-    String entry = "metadata entry " + metadataCount + " of the request";
-    if (spanLength(name) > MetricMetadata.MAX_NAME_BYTES) {
-      rejectMetadata(entry + ": metric_family_name is " + spanLength(name)
-          + " bytes, over the limit of " + MetricMetadata.MAX_NAME_BYTES + " bytes");
-      return;
-    }
-    String family = utf8(name);
-    if (family == null) {
-      rejectMetadata(entry + ": metric_family_name is not valid UTF-8");
-      return;
-    }
-    if (!family.isEmpty()) {
-      entry = "metadata of metric family \"" + family + "\" (" + entry + ")";
-    }
-    if (spanLength(help) > MetricMetadata.MAX_HELP_BYTES) {
-      rejectMetadata(entry + ": help is " + spanLength(help) + " bytes, over the limit of "
-          + MetricMetadata.MAX_HELP_BYTES + " bytes");
-      return;
-    }
-    if (spanLength(unit) > MetricMetadata.MAX_UNIT_BYTES) {
-      rejectMetadata(entry + ": unit is " + spanLength(unit) + " bytes, over the limit of "
-          + MetricMetadata.MAX_UNIT_BYTES + " bytes");
-      return;
-    }
-    String helpText = utf8(help);
-    String unitText = utf8(unit);
-    if (helpText == null || unitText == null) {
-      rejectMetadata(entry + ": " + (helpText == null ? "help" : "unit")
-          + " is not valid UTF-8");
-      return;
-    }
-    if (family.isEmpty()) {
-      String quoted = helpText.length() > MAX_HELP_TEXT_CHARS
-          ? helpText.substring(0, MAX_HELP_TEXT_CHARS) + "..." : helpText;
-      rejectMetadata(entry + " (type " + type.promName() + ", help \"" + quoted
-          + "\"): metric_family_name is empty");
-      return;
-    }
-    if (metadata.isEmpty()) {
-      metadata = new ArrayList<>();
-    }
-    try {
-      metadata.add(new MetricMetadata(family, type, helpText, unitText));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalStateException("bug: metadata passed validation but was refused: "
-          + e.getMessage(), e);
-    }
-  }
-
-  /** @return the next length-delimited field's place as {@code index in buf << 32 | length} */
-  private long span(CodedInputStream in) throws IOException {
-    int len = in.readRawVarint32();
-    if (len < 0 || len > in.getBytesUntilLimit()) {
-      throw new InvalidProtocolBufferException(
-          "string length " + len + " runs past the end of its message");
-    }
-    long at = bufOffset + in.getTotalBytesRead();
-    in.skipRawBytes(len);
-    return at << 32 | len;
-  }
-
-  private static int spanLength(long span) {
-    return (int) span;
-  }
-
-  /** @return the span's bytes as a string, or null if they are not valid UTF-8 */
-  private String utf8(long span) {
-    int len = spanLength(span);
-    if (len == 0) {
-      return "";
-    }
-    if (utf8 == null) {
-      utf8 = java.nio.charset.StandardCharsets.UTF_8.newDecoder();
-    }
-    try {
-      return utf8.decode(java.nio.ByteBuffer.wrap(buf, (int) (span >>> 32), len)).toString();
-    } catch (java.nio.charset.CharacterCodingException e) {
-      return null;
-    }
-  }
-
-  private void rejectMetadata(String message) {
-    if (metadataError == null) {
-      metadataError = message;
-    }
-    metadataRejected++;
   }
 
   /**
