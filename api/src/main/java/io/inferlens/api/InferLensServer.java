@@ -123,9 +123,9 @@ public final class InferLensServer implements AutoCloseable {
   }
 
   /**
-   * Binds every route on {@code sb}: remote write, remote read, the Prometheus-style read API,
-   * the analysis and trend APIs, self-metrics, health checks and the web UI at {@code /}. Shared
-   * by {@code main} and the tests.
+   * Binds every route on {@code sb}: remote write, remote read, the Prometheus-style read API
+   * (metadata, build info and exemplars included), the analysis and trend APIs, self-metrics,
+   * health checks and the web UI at {@code /}. Shared by {@code main} and the tests.
    *
    * @param sb the builder to configure
    */
@@ -143,6 +143,7 @@ public final class InferLensServer implements AutoCloseable {
     sb.service("/api/v1/read", new RemoteReadService(store.querier(), config.maxRequestBytes(),
         config.maxReadSeries(), config.maxReadBytes(), metrics));
     new PrometheusApi(store.querier(), clock).bind(sb);
+    new PrometheusMetaApi(store.querier(), clock).bind(sb);
     // Analysis requests say what the warm-up keeps warm; it evaluates nothing nobody asked for.
     // Bound to those routes only, so remote-write requests never pass through it.
     for (String path : AnalysisDemand.ROUTES) {

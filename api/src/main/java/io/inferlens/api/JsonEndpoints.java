@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * {@code {"status":"success","data":…}} with 200, {@link IllegalArgumentException} →
  * 400 {@code {"status":"error","errorType":"bad_data","error":…}} (bad input, never retried),
  * {@link StorageException} → 503 {@code internal} (the store failed; retry), other methods than
- * GET → 405. Handlers run on Armeria's blocking task executor, never on the event loop.
+ * GET (or GET and POST, {@link #getOrPost}) → 405. Handlers run on Armeria's blocking task executor, never on the event loop.
  */
 final class JsonEndpoints {
 
@@ -54,6 +54,39 @@ final class JsonEndpoints {
       return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
         try {
           return success(handler.handle(ctx.queryParams()));
+        } catch (IllegalArgumentException e) {
+          return error(ErrorMapping.Kind.BAD_DATA, e.getMessage());
+        } catch (StorageException e) {
+          log.error("{} failed in the store", what, e);
+          return error(ErrorMapping.Kind.UNAVAILABLE, e.getMessage());
+        }
+      }, ctx.blockingTaskExecutor()));
+    };
+  }
+
+  /**
+   * As {@link #get}, also taking POST with an {@code application/x-www-form-urlencoded} body,
+   * whose parameters join the URL's (Prometheus's {@code r.FormValue}, which Grafana's POST
+   * queries use).
+   *
+   * @param what a few words naming the endpoint, for the log when the store fails
+   * @param handler computes the data from the URL's and the form's parameters
+   * @return a GET and POST service answering in the envelope; other methods get 405
+   */
+  static HttpService getOrPost(String what, Handler handler) {
+    return (ctx, req) -> {
+      if (req.method() != HttpMethod.GET && req.method() != HttpMethod.POST) {
+        return error(ErrorMapping.Kind.METHOD_NOT_ALLOWED,
+            what + " takes GET or POST, not " + req.method());
+      }
+      return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
+        QueryParams params = ctx.queryParams();
+        MediaType ct = agg.contentType();
+        if (agg.method() == HttpMethod.POST && ct != null && ct.is(MediaType.FORM_DATA)) {
+          params = params.toBuilder().add(QueryParams.fromQueryString(agg.contentUtf8())).build();
+        }
+        try {
+          return success(handler.handle(params));
         } catch (IllegalArgumentException e) {
           return error(ErrorMapping.Kind.BAD_DATA, e.getMessage());
         } catch (StorageException e) {

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
  * (after Micrometer's Prometheus naming): {@code inferlens_write_requests_total{code}},
  * {@code inferlens_samples_ingested_total}, {@code inferlens_samples_duplicate_total},
  * {@code inferlens_series_created_total}, {@code inferlens_samples_rejected_total{reason}},
+ * {@code inferlens_metadata_received_total}, {@code inferlens_metadata_rejected_total},
  * {@code inferlens_write_decode_seconds}, {@code inferlens_store_size_bytes},
  * {@code inferlens_store_series}, {@code inferlens_store_samples} (estimate),
  * {@code inferlens_store_head_samples}, {@code inferlens_read_requests_total{type,code}}, RocksDB's
@@ -39,6 +40,8 @@ public final class SelfMetrics implements AutoCloseable {
   private final Counter samplesIngested;
   private final Counter samplesDuplicate;
   private final Counter seriesCreated;
+  private final Counter metadataReceived;
+  private final Counter metadataRejected;
   private final Timer decodeTime;
   private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
 
@@ -54,6 +57,12 @@ public final class SelfMetrics implements AutoCloseable {
         .description("Samples identical to a stored one (idempotent retries)").register(registry);
     seriesCreated = Counter.builder("inferlens.series.created")
         .description("Label sets stored for the first time").register(registry);
+    metadataReceived = Counter.builder("inferlens.metadata.received")
+        .description("Metric metadata entries received by remote write, valid or not")
+        .register(registry);
+    metadataRejected = Counter.builder("inferlens.metadata.rejected")
+        .description("Metric metadata entries refused with 4xx (empty name, not UTF-8, too long)")
+        .register(registry);
     decodeTime = Timer.builder("inferlens.write.decode")
         .description("Time to decompress, decode and validate a remote-write body")
         .register(registry);
@@ -167,6 +176,15 @@ public final class SelfMetrics implements AutoCloseable {
     rejectedByReason.computeIfAbsent(reason, r -> Counter.builder("inferlens.samples.rejected")
         .description("Samples refused with 4xx, by reason")
         .tag("reason", r).register(registry)).increment(samples);
+  }
+
+  /**
+   * @param received metric metadata entries in one request, valid or not
+   * @param rejected of those, the entries refused
+   */
+  public void metadata(long received, long rejected) {
+    metadataReceived.increment(received);
+    metadataRejected.increment(rejected);
   }
 
   /** @param nanos time spent decoding one write body, in nanoseconds */

@@ -94,6 +94,9 @@ public final class WriteService implements HttpService, AutoCloseable {
       for (Map.Entry<String, Long> e : outcome.rejectedByReason().entrySet()) {
         metrics.rejected(e.getKey(), e.getValue());
       }
+      if (outcome.metadataCount() > 0) {
+        metrics.metadata(outcome.metadataCount(), outcome.metadataRejected());
+      }
       if (outcome.ok()) {
         metrics.writeRequest(HttpStatus.NO_CONTENT.code());
         response = HttpResponse.of(HttpStatus.NO_CONTENT);

@@ -1,5 +1,6 @@
 package io.inferlens.ingest;
 
+import io.inferlens.storage.MetricMetadata;
 import io.inferlens.storage.SeriesWrite;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,9 @@ import java.util.Map;
  * samples are refused (counted under {@code native_histogram}) while the float samples of the same
  * series stay valid. A sample whose timestamp is outside the accepted range (older than the
  * retention horizon, too far in the future) is refused alone, and its series keeps its other
- * samples in {@link #valid()}. Everything valid should be stored (docs/DESIGN.md §2); the request as a
- * whole then answers 400.
+ * samples in {@link #valid()}. A metric metadata entry that breaks a rule is refused alone, the
+ * other entries kept in {@link #metadata()}. Everything valid should be stored (docs/DESIGN.md
+ * §2); the request as a whole then answers 400.
  *
  * @param valid series to append, with canonical label sets and at least one sample each; the
  *     caller owns the list and the arrays
@@ -26,7 +28,12 @@ import java.util.Map;
  * @param samplesAccepted samples in {@code valid}, ≥ 0
  * @param rejectedByReason rejected sample counts keyed by {@link RejectReason#key()}; only
  *     reasons that occurred are present; unmodifiable
- * @param metadataCount number of MetricMetadata messages (counted, not stored)
+ * @param metadataCount number of MetricMetadata messages in the request, valid or not, ≥ 0
+ * @param metadata the valid metadata entries, in request order, to store; unmodifiable
+ * @param metadataRejected metadata entries refused (empty family name, not UTF-8, over a bound of
+ *     {@link MetricMetadata}), ≥ 0; {@code metadata.size() + metadataRejected == metadataCount}
+ * @param metadataError the message of the first refused entry, naming it, the field and the
+ *     limit; null iff {@code metadataRejected} is 0
  */
 public record DecodedWrite(
     List<SeriesWrite> valid,
@@ -35,17 +42,21 @@ public record DecodedWrite(
     long seriesCount,
     long samplesAccepted,
     Map<String, Long> rejectedByReason,
-    int metadataCount) {
+    int metadataCount,
+    List<MetricMetadata> metadata,
+    long metadataRejected,
+    String metadataError) {
 
   /** Makes the collections unmodifiable. */
   public DecodedWrite {
     valid = List.copyOf(valid);
     rejectedByReason = Map.copyOf(rejectedByReason);
+    metadata = List.copyOf(metadata);
   }
 
-  /** @return whether anything was refused: a whole series or some of its samples */
+  /** @return whether anything was refused: a whole series, some of its samples, or metadata */
   public boolean hasErrors() {
-    return firstError != null;
+    return firstError != null || metadataError != null;
   }
 
   /** @return the total number of rejected samples over all reasons */

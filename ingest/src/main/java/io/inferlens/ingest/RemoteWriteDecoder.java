@@ -5,6 +5,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.WireFormat;
 import io.inferlens.ingest.IngestException.Kind;
 import io.inferlens.storage.LabelSet;
+import io.inferlens.storage.MetricMetadata;
 import io.inferlens.storage.SeriesWrite;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -30,7 +31,14 @@ import java.util.Map;
  * message WriteRequest {
  *   repeated TimeSeries     timeseries = 1;  // LEN (tag 0x0a)
  *   reserved 2;                              // skipped
- *   repeated MetricMetadata metadata   = 3;  // LEN (tag 0x1a), counted, not stored
+ *   repeated MetricMetadata metadata   = 3;  // LEN (tag 0x1a)
+ * }
+ * message MetricMetadata {
+ *   MetricType type               = 1;       // VARINT (0x08), enum 0..7, see below
+ *   string     metric_family_name = 2;       // LEN (0x12), UTF-8
+ *   reserved 3;                              // unused upstream, skipped
+ *   string     help               = 4;       // LEN (0x22), UTF-8
+ *   string     unit               = 5;       // LEN (0x2a), UTF-8
  * }
  * message TimeSeries {
  *   repeated Label     labels     = 1;       // LEN (0x0a)
@@ -57,6 +65,16 @@ import java.util.Map;
  * sorted by UTF-8 bytes ({@link LabelSet#of(List, List)}). Sample values keep their raw IEEE-754
  * bits, so the stale marker {@code 0x7ff0000000000002} and {@code -0.0} survive. A series without
  * samples and histograms is a no-op: nothing to store, nothing validated.
+ *
+ * <p>Metric metadata (field numbers from Prometheus prompb/types.proto at v2.42.0): the enum's
+ * numbers are UNKNOWN 0, COUNTER 1, GAUGE 2, HISTOGRAM 3, GAUGEHISTOGRAM 4, SUMMARY 5, INFO 6,
+ * STATESET 7; any other number (proto3 enums are open) is read as {@link MetricType#UNKNOWN}. An
+ * entry with an empty family name, a string that is not UTF-8, or a field over its bound in
+ * {@link MetricMetadata} (help over 64 KiB, …) is refused alone: counted in {@link
+ * DecodedWrite#metadataRejected()}, its message in {@link DecodedWrite#metadataError()} when it
+ * is the first, while the request's other entries and series go on. Metadata is rare (Prometheus
+ * sends it every minute in requests of its own), so {@link MetadataDecoder} reads it on a path of
+ * its own, away from the sample path's caches.
  *
  * <p>A body that is not a WriteRequest (truncated, bad wire type, length past the end, invalid
  * framing) fails the whole request with {@link Kind#BAD_REQUEST} naming the byte offset; a label
@@ -147,6 +165,8 @@ public final class RemoteWriteDecoder {
   private long samplesAccepted;
   private Map<String, Long> rejected;
   private int metadataCount;
+  /** The request's metric metadata entries, kept or refused. */
+  private final MetadataDecoder metadata = new MetadataDecoder();
 
   /**
    * A decoder with its own {@link LabelSetCache} of {@link LabelSetCache#DEFAULT_SLOTS} slots
@@ -212,6 +232,7 @@ public final class RemoteWriteDecoder {
     samplesAccepted = 0;
     rejected = new HashMap<>();
     metadataCount = 0;
+    metadata.reset();
     prevSlot = -1;
     CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
     try {
@@ -226,7 +247,9 @@ public final class RemoteWriteDecoder {
           finishSeries();
         } else if (tag == TAG_WRITE_METADATA) {
           metadataCount++;
-          in.skipField(tag);
+          int limit = in.pushLimit(in.readRawVarint32());
+          metadata.read(in, buf, bufOffset, metadataCount);
+          in.popLimit(limit);
         } else {
           in.skipField(tag);
         }
@@ -240,9 +263,11 @@ public final class RemoteWriteDecoder {
       buf = null;
     }
     DecodedWrite result = new DecodedWrite(valid, firstError, seriesRejected, seriesCount,
-        samplesAccepted, rejected, metadataCount);
+        samplesAccepted, rejected, metadataCount, metadata.entries(), metadata.rejected(),
+        metadata.firstError());
     valid = null;
     rejected = null;
+    metadata.reset();
     return result;
   }
 

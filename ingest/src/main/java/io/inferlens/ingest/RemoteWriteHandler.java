@@ -43,7 +43,10 @@ public final class RemoteWriteHandler {
 
   /**
    * Handles one remote write request. Valid series are appended even when other series of the
-   * same request are rejected; the outcome then has {@code ok == false}.
+   * same request are rejected; the outcome then has {@code ok == false}. Valid metric metadata
+   * entries go to {@link SampleAppender#appendMetadata} after the samples, even when other
+   * entries or series are refused; a refused entry makes the outcome not ok as a refused series
+   * does (the receiver never answers 2xx while dropping something it was sent).
    *
    * @param contentType the Content-Type header, or null when absent
    * @param contentEncoding the Content-Encoding header, or null when absent
@@ -60,6 +63,8 @@ public final class RemoteWriteHandler {
     AppendResult appended = decoded.valid().isEmpty()
         ? new AppendResult(0, 0, 0, List.of(), 0)
         : appender.append(decoded.valid());
+    int familiesChanged = decoded.metadata().isEmpty()
+        ? 0 : appender.appendMetadata(decoded.metadata());
 
     Map<String, Long> rejected = new HashMap<>(decoded.rejectedByReason());
     if (appended.rejectedCount() > 0) {
@@ -68,34 +73,55 @@ public final class RemoteWriteHandler {
     String first = decoded.firstError();
     long moreSeries = Math.max(0, decoded.seriesRejected() - 1);
     long moreSamples = appended.rejectedCount();
+    long moreMetadata = decoded.metadataRejected();
     if (first == null && appended.rejectedCount() > 0) {
       first = appended.rejections().isEmpty()
           ? appended.rejectedCount() + " samples conflict with stored samples"
           : withSeries(appended.rejections().get(0));
       moreSamples--;
     }
-    String message = null;
-    if (first != null) {
-      StringBuilder sb = new StringBuilder(first);
-      if (moreSeries > 0 || moreSamples > 0) {
-        sb.append("; also refused: ");
-        if (moreSeries > 0) {
-          sb.append(moreSeries).append(" more series");
-        }
-        if (moreSeries > 0 && moreSamples > 0) {
-          sb.append(", ");
-        }
-        if (moreSamples > 0) {
-          sb.append(moreSamples).append(moreSamples == 1
-              ? " more sample conflicting with a stored sample"
-              : " more samples conflicting with stored samples");
-        }
-        sb.append(" (counts by reason: inferlens_samples_rejected_total)");
-      }
-      message = sb.toString();
+    boolean firstIsMetadata = false;
+    if (first == null && decoded.metadataError() != null) {
+      first = decoded.metadataError();
+      firstIsMetadata = true;
+      moreMetadata--;
     }
+    String message = first == null ? null
+        : first + alsoRefused(moreSeries, moreSamples, moreMetadata, firstIsMetadata);
     return new WriteOutcome(message == null, message, appended.samplesAppended(),
-        appended.samplesDuplicate(), appended.seriesCreated(), rejected, decoded.metadataCount());
+        appended.samplesDuplicate(), appended.seriesCreated(), rejected, decoded.metadataCount(),
+        decoded.metadataRejected(), familiesChanged);
+  }
+
+  /**
+   * @return "" when nothing more was refused, else e.g. "; also refused: 2 more series, 1 more
+   *     sample conflicting with a stored sample (counts by reason: …)"
+   */
+  private static String alsoRefused(long moreSeries, long moreSamples, long moreMetadata,
+      boolean firstIsMetadata) {
+    List<String> parts = new java.util.ArrayList<>(3);
+    if (moreSeries > 0) {
+      parts.add(moreSeries + " more series");
+    }
+    if (moreSamples > 0) {
+      parts.add(moreSamples + (moreSamples == 1
+          ? " more sample conflicting with a stored sample"
+          : " more samples conflicting with stored samples"));
+    }
+    if (moreMetadata > 0) {
+      parts.add(moreMetadata + (firstIsMetadata ? " more" : "")
+          + (moreMetadata == 1 ? " metadata entry" : " metadata entries"));
+    }
+    if (parts.isEmpty()) {
+      return "";
+    }
+    boolean samples = moreSeries > 0 || moreSamples > 0;
+    String counts = samples && moreMetadata > 0
+        ? "counts by reason: inferlens_samples_rejected_total; metadata:"
+            + " inferlens_metadata_rejected_total"
+        : samples ? "counts by reason: inferlens_samples_rejected_total"
+            : "count: inferlens_metadata_rejected_total";
+    return "; also refused: " + String.join(", ", parts) + " (" + counts + ")";
   }
 
   /** The rejection's reason, prefixed with its series unless the store already named it. */

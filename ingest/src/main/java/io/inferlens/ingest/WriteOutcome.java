@@ -6,20 +6,24 @@ import java.util.Map;
  * What a remote write request did, for the api module to turn into a response and metrics.
  *
  * <p>{@code ok == false} means the request must be answered 400 (do not retry) with
- * {@code errorMessage}; the valid series of the same request are nevertheless already durable
- * (docs/DESIGN.md §2). {@code ok == true} means 2xx: every sample was appended or was an exact
- * duplicate.
+ * {@code errorMessage}; the valid series and metadata of the same request are nevertheless
+ * already durable (docs/DESIGN.md §2). {@code ok == true} means 2xx: every sample was appended or
+ * was an exact duplicate, and every metadata entry is stored.
  *
- * @param ok whether no series or sample was rejected
- * @param errorMessage null when {@code ok}; otherwise the first error in full, naming the series
- *     and the numbers, followed by "; also refused: N more series, M more samples conflicting
- *     with stored samples (counts by reason: …)" when there were more
+ * @param ok whether no series, sample or metadata entry was rejected
+ * @param errorMessage null when {@code ok}; otherwise the first error in full (a series' before
+ *     a metadata entry's), naming the series or entry and the numbers, followed by "; also
+ *     refused: N more series, M more samples conflicting with stored samples, K metadata entries
+ *     (counts by reason: …)" when there were more
  * @param samplesAppended samples newly stored (durable), ≥ 0
  * @param samplesDuplicate samples identical to stored ones (idempotent retries), ≥ 0
  * @param seriesCreated series seen for the first time by the store, ≥ 0
  * @param rejectedByReason rejected sample counts keyed by {@link RejectReason#key()} (including
  *     {@code conflict} for store rejections); only reasons that occurred; unmodifiable
- * @param metadataCount MetricMetadata messages in the request (counted, not stored)
+ * @param metadataCount MetricMetadata messages in the request, valid or not, ≥ 0
+ * @param metadataRejected metadata entries refused (they make {@code ok} false), ≥ 0
+ * @param metadataFamiliesChanged metric families whose stored metadata changed, ≥ 0; 0 when the
+ *     request only re-sent entries the store holds (then nothing was written)
  */
 public record WriteOutcome(
     boolean ok,
@@ -28,7 +32,9 @@ public record WriteOutcome(
     long samplesDuplicate,
     long seriesCreated,
     Map<String, Long> rejectedByReason,
-    int metadataCount) {
+    int metadataCount,
+    long metadataRejected,
+    int metadataFamiliesChanged) {
 
   /** Makes the map unmodifiable. */
   public WriteOutcome {

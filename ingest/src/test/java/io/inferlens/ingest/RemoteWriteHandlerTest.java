@@ -15,6 +15,8 @@ import io.inferlens.proto.prometheus.Remote.WriteRequest;
 import io.inferlens.proto.prometheus.Types;
 import io.inferlens.storage.AppendResult;
 import io.inferlens.storage.LabelSet;
+import io.inferlens.storage.MetricMetadata;
+import io.inferlens.storage.MetricType;
 import io.inferlens.storage.SampleAppender;
 import io.inferlens.storage.SeriesWrite;
 import io.inferlens.storage.StorageException;
@@ -36,9 +38,11 @@ class RemoteWriteHandlerTest {
 
   private static final String CT = "application/x-protobuf;proto=prometheus.WriteRequest";
 
-  /** Records appended series; can be told to reject or fail. */
+  /** Records appended series and metadata; can be told to reject or fail. */
   static final class RecordingAppender implements SampleAppender {
     final List<SeriesWrite> appended = new ArrayList<>();
+    final List<MetricMetadata> metadata = new ArrayList<>();
+    int metadataCalls;
     int calls;
     long conflicts;
     boolean fail;
@@ -57,6 +61,17 @@ class RemoteWriteHandlerTest {
             "sample at " + NOW_MS + " ms has value bits 0x1 but 0x2 is already stored"));
       }
       return new AppendResult(samples - conflicts, 0, writes.size(), rejections, conflicts);
+    }
+
+    /** Records the entries; every family counts as changed. */
+    @Override
+    public int appendMetadata(List<MetricMetadata> entries) throws StorageException {
+      metadataCalls++;
+      if (fail) {
+        throw new StorageException("injected RocksDB write failure", null);
+      }
+      metadata.addAll(entries);
+      return (int) entries.stream().map(MetricMetadata::metricFamilyName).distinct().count();
     }
   }
 
@@ -147,6 +162,65 @@ class RemoteWriteHandlerTest {
     assertThat(o.ok()).isTrue();
     assertThat(o.samplesAppended()).isZero();
     assertThat(appender.calls).as("no append call for nothing to store").isZero();
+  }
+
+  @Test
+  void metadataGoesToTheStoreAfterTheSamples() throws Exception {
+    WriteOutcome o = handler.handle(CT, "snappy", snappy(request(
+        series("__name__", "up").addSamples(sample(NOW_MS, 1))).toBuilder()
+        .addMetadata(Types.MetricMetadata.newBuilder().setMetricFamilyName("up")
+            .setType(Types.MetricMetadata.MetricType.GAUGE).setHelp("Up."))
+        .addMetadata(Types.MetricMetadata.newBuilder().setMetricFamilyName("http_requests_total")
+            .setType(Types.MetricMetadata.MetricType.COUNTER).setUnit("requests"))
+        .build()));
+    assertThat(o.ok()).as(o.errorMessage()).isTrue();
+    assertThat(o.metadataCount()).isEqualTo(2);
+    assertThat(o.metadataRejected()).isZero();
+    assertThat(o.metadataFamiliesChanged()).isEqualTo(2);
+    assertThat(appender.calls).isEqualTo(1);
+    assertThat(appender.metadata).containsExactly(
+        new MetricMetadata("up", MetricType.GAUGE, "Up.", ""),
+        new MetricMetadata("http_requests_total", MetricType.COUNTER, "", "requests"));
+  }
+
+  @Test
+  void aRefusedMetadataEntryFailsTheRequestWhileTheRestIsStored() throws Exception {
+    WriteOutcome o = handler.handle(CT, "snappy", snappy(WriteRequest.newBuilder()
+        .addMetadata(Types.MetricMetadata.newBuilder().setHelp("No name."))
+        .addMetadata(Types.MetricMetadata.newBuilder().setMetricFamilyName("up"))
+        .addMetadata(Types.MetricMetadata.newBuilder().setMetricFamilyName("long")
+            .setHelp("x".repeat(MetricMetadata.MAX_HELP_BYTES + 1)))
+        .build()));
+    assertThat(o.ok()).isFalse();
+    assertThat(o.errorMessage()).isEqualTo("metadata entry 1 of the request (type unknown, help"
+        + " \"No name.\"): metric_family_name is empty; also refused: 1 more metadata entry"
+        + " (count: inferlens_metadata_rejected_total)");
+    assertThat(o.metadataRejected()).isEqualTo(2);
+    assertThat(o.samplesRejected()).isZero();
+    assertThat(appender.metadata).extracting(MetricMetadata::metricFamilyName)
+        .containsExactly("up");
+  }
+
+  @Test
+  void aRefusedSeriesComesFirstAndRefusedMetadataIsListedAfterIt() throws Exception {
+    WriteOutcome o = handler.handle(CT, "snappy", snappy(request(
+        series("job", "nameless").addSamples(sample(NOW_MS, 1))).toBuilder()
+        .addMetadata(Types.MetricMetadata.newBuilder().setHelp("No name."))
+        .build()));
+    assertThat(o.ok()).isFalse();
+    assertThat(o.errorMessage()).startsWith("series {job=\"nameless\"}")
+        .endsWith("; also refused: 1 metadata entry (count: inferlens_metadata_rejected_total)");
+    assertThat(appender.metadataCalls).as("nothing valid to store").isZero();
+  }
+
+  @Test
+  void aStorageFailureOfMetadataPropagates() {
+    appender.fail = true;
+    StorageException e = catchThrowableOfType(StorageException.class, () -> handler.handle(CT,
+        "snappy", snappy(WriteRequest.newBuilder()
+            .addMetadata(Types.MetricMetadata.newBuilder().setMetricFamilyName("up")).build())));
+    assertThat(e).hasMessageContaining("injected");
+    assertThat(appender.metadataCalls).isEqualTo(1);
   }
 
   static Stream<Arguments> refused() {

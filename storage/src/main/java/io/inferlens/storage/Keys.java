@@ -25,7 +25,7 @@ final class Keys {
       java.util.List.of("series_by_labels", "postings");
   /** Head log: {@code be64(sequence)} → one append's accepted samples, see {@link HeadLog}. */
   static final String CF_HEAD_LOG = "head_log";
-  /** Store-wide metadata: format version and next series id. */
+  /** Store-wide metadata: format version, next series id, head-log floor, metric metadata. */
   static final String CF_META = "meta";
 
   /** Meta key of the format version; value is a 4-byte big-endian int. */
@@ -45,6 +45,13 @@ final class Keys {
    * may hold samples that are in chunks already, so the next flush merges with what it finds.
    */
   static final byte[] META_FLUSH_PARTIAL = ascii("head_flush_partial");
+
+  /**
+   * Meta key prefix of a metric family's metadata: {@code "metric_metadata" 0x00} then the family
+   * name in UTF-8; value: {@link MetadataStore}'s record. The 0x00 keeps these keys apart from
+   * every plain ASCII key, and all of them together in key order.
+   */
+  static final byte[] META_METRIC_METADATA_PREFIX = ascii("metric_metadata\0");
 
   /** Partition key prefix of a series' presence marker: {@code 0x00 be64(id)} → empty. */
   static final byte PREFIX_PRESENT = 0x00;
@@ -103,6 +110,15 @@ final class Keys {
 
   static int getBe32(byte[] in) {
     return ((in[0] & 0xFF) << 24) | ((in[1] & 0xFF) << 16) | ((in[2] & 0xFF) << 8) | (in[3] & 0xFF);
+  }
+
+  /** @return {@link #META_METRIC_METADATA_PREFIX} followed by the family name's UTF-8 bytes */
+  static byte[] metricMetadataKey(String metricFamilyName) {
+    byte[] name = metricFamilyName.getBytes(StandardCharsets.UTF_8);
+    byte[] k = java.util.Arrays.copyOf(META_METRIC_METADATA_PREFIX,
+        META_METRIC_METADATA_PREFIX.length + name.length);
+    System.arraycopy(name, 0, k, META_METRIC_METADATA_PREFIX.length, name.length);
+    return k;
   }
 
   /** @return {@code 0x00 be64(id)}, the marker that a series has data in a partition */

@@ -1,6 +1,7 @@
 package io.inferlens.storage;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -115,6 +116,24 @@ public interface Querier {
    */
   List<RollupSeries> selectRollups(List<Matcher> matchers, long startMs, long endMs,
       Resolution resolution, Set<RollupColumn> columns) throws StorageException;
+
+  /**
+   * Reads the stored metric metadata ({@link SampleAppender#appendMetadata}), with the parameters
+   * of Prometheus's {@code /api/v1/metadata} (web/api/v1/api.go at v2.42.0, plus
+   * {@code limit_per_metric} of later versions). Metadata is not tied to time or to series: a
+   * family's entries stay while the store lives.
+   *
+   * @param metricOrNull one family name (exact, no matchers), or null or empty for every family
+   * @param limit the most families returned; negative for no limit; 0 returns none (as Prometheus)
+   * @param limitPerMetric the most entries per family; 0 or negative for all (at most
+   *     {@link MetricMetadata#MAX_ENTRIES_PER_FAMILY})
+   * @return family name → its entries, newest first (in the order first stored, reversed);
+   *     families in UTF-8 order of their names ({@link LabelSet#UTF8_ORDER}), only those with
+   *     entries; a fresh map the caller owns
+   * @throws StorageException if the store is closed
+   */
+  Map<String, List<MetricMetadata>> metadata(String metricOrNull, int limit, int limitPerMetric)
+      throws StorageException;
 
   /**
    * Registers a listener told the time range of every append that stored samples, so a reader's

@@ -3,8 +3,8 @@ package io.inferlens.storage;
 import java.util.List;
 
 /**
- * Appends samples durably. The one write path into the store; ingest depends on this interface
- * only.
+ * Appends samples and metric metadata durably. The one write path into the store; ingest depends
+ * on this interface only.
  *
  * <p>Contract: when {@link #append} returns, every sample counted in
  * {@link AppendResult#samplesAppended()} is in RocksDB with its WAL record written, so it
@@ -22,4 +22,17 @@ public interface SampleAppender {
    *     caller should answer with a retryable status (5xx)
    */
   AppendResult append(List<SeriesWrite> writes) throws StorageException;
+
+  /**
+   * Stores metric metadata: per family, the distinct entries, at most
+   * {@link MetricMetadata#MAX_ENTRIES_PER_FAMILY} (the least recently sent dropped), kept as long
+   * as the store. An entry the store holds already costs no write (senders re-send all their
+   * metadata every minute). When this returns, what it stored survives a crash, as samples do.
+   *
+   * @param metadata entries in the order sent, each valid by {@link MetricMetadata}'s bounds
+   * @return how many families' stored entries changed, ≥ 0 (0 for a re-send of held entries)
+   * @throws StorageException if RocksDB failed or the store is closed: nothing of this call is
+   *     stored, and the caller should answer with a retryable status (5xx)
+   */
+  int appendMetadata(List<MetricMetadata> metadata) throws StorageException;
 }

@@ -20,6 +20,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *   <li>the monitor of a {@link SeriesRef} (its head buffer), a leaf: nothing is taken under it.
  * </ol>
  *
+ * <p>{@link #metadata} stands apart: it is taken under the lifecycle read lock only, by metric
+ * metadata appends ({@link MetadataStore}), and no other lock is taken under it.
+ *
  * <p>Ranks 2-4 are {@link RankedLock}s: with assertions enabled (the tests) taking one out of
  * order throws {@link AssertionError}, so the order is checked, not only written here. Methods
  * that need a lock held say so in their name ({@code ...Locked}) and assert it with
@@ -42,6 +45,8 @@ final class StoreLocks {
   final RankedLock flush = new RankedLock(RANK_FLUSH, "flush");
   /** Rank 3: serializes appends. */
   final RankedLock append = new RankedLock(RANK_APPEND, "append");
+  /** Serializes metric metadata appends; a leaf under the lifecycle read lock. */
+  final ReentrantLock metadata = new ReentrantLock();
 
   /** A reentrant mutex with a rank in the store's lock order, checked under assertions. */
   static final class RankedLock {

@@ -31,7 +31,8 @@ import org.rocksdb.RocksDBException;
  * <p>This class keeps the lifecycle (open, close, the background thread) and wires the parts:
  * {@link HeadReplay} (open), {@link HeadAppender} (append), {@link HeadFlusher} (head to
  * chunks), {@link WindowFinalizer} (rollups, compaction policy), {@link ChunkQuerier} and
- * {@link RollupQuerier} (the {@link Querier} read side), {@link Retention} and
+ * {@link RollupQuerier} (the {@link Querier} read side), {@link MetadataStore} (metric
+ * metadata), {@link Retention} and
  * {@link StoreMaintenance}. Lock order: {@link StoreLocks}.
  *
  * <p>Thread safety: thread safe. Appends are serialized by one store-wide lock that makes the
@@ -102,6 +103,7 @@ public final class TimeSeriesStore
   private final WindowFinalizer finalizer;
   private final ChunkQuerier chunks;
   private final RollupQuerier rollups;
+  private final MetadataStore metadata;
   private final Retention retention;
   private final StoreMaintenance maintenance;
   /** The background thread; package-private so tests run its tick with a fake clock. */
@@ -116,6 +118,7 @@ public final class TimeSeriesStore
     this.appender = new HeadAppender(core, background);
     this.chunks = new ChunkQuerier(core);
     this.rollups = new RollupQuerier(core, chunks);
+    this.metadata = new MetadataStore(core);
     this.retention = new Retention(core);
   }
 
@@ -172,6 +175,7 @@ public final class TimeSeriesStore
     long startNs = System.nanoTime();
     try {
       new HeadReplay(store.core).load();
+      store.metadata.load();
     } catch (StorageException | RuntimeException e) {
       store.background.shutdown();
       rocks.close();
@@ -183,9 +187,9 @@ public final class TimeSeriesStore
     }
     // An operator waiting for readiness after a restart sees what the open did.
     LOG.log(System.Logger.Level.INFO, "store {0} opened in {1} ms: {2} series, {3} head samples"
-        + " replayed from the head log, {4} partitions", dir,
+        + " replayed from the head log, {4} partitions, metadata of {5} metric families", dir,
         (System.nanoTime() - startNs) / 1_000_000, store.core.index.size(),
-        store.core.headSamples, rocks.allPartitions().size());
+        store.core.headSamples, rocks.allPartitions().size(), store.metadata.familyCount());
     store.background.start();
     return store;
   }
@@ -226,6 +230,18 @@ public final class TimeSeriesStore
    */
   public int finalizeWindows(boolean all) throws StorageException {
     return finalizer.finalizeWindows(all, false);
+  }
+
+  /** {@inheritDoc} See {@link MetadataStore}. */
+  @Override
+  public int appendMetadata(List<MetricMetadata> entries) throws StorageException {
+    return metadata.append(entries);
+  }
+
+  @Override
+  public Map<String, List<MetricMetadata>> metadata(String metricOrNull, int limit,
+      int limitPerMetric) throws StorageException {
+    return metadata.query(metricOrNull, limit, limitPerMetric);
   }
 
   @Override

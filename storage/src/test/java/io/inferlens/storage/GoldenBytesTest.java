@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Hex literals of what the store writes beyond {@link FormatTest}: a rollup block (layout 2),
- * every meta key with its value as a store writes it, and the partial-flush marker. A failing
+ * every meta key with its value as a store writes it (metric metadata included), and the
+ * partial-flush marker. A failing
  * literal is a format change (FORMAT.md).
  */
 class GoldenBytesTest extends StoreTestBase {
@@ -57,6 +58,28 @@ class GoldenBytesTest extends StoreTestBase {
     assertThat(hex(Keys.META_NEXT_SERIES_ID)).isEqualTo("6e6578745f7365726965735f6964");
     assertThat(hex(Keys.META_LOG_FLOOR)).isEqualTo("686561645f6c6f675f666c6f6f72");
     assertThat(hex(Keys.META_FLUSH_PARTIAL)).isEqualTo("686561645f666c7573685f7061727469616c");
+    // "metric_metadata" 00, then the family name in UTF-8.
+    assertThat(hex(Keys.META_METRIC_METADATA_PREFIX))
+        .isEqualTo("6d65747269635f6d657461646174610" + "0");
+    assertThat(hex(Keys.metricMetadataKey("up")))
+        .isEqualTo("6d65747269635f6d65746164617461" + "00" + "7570");
+  }
+
+  @Test
+  void metricMetadataValueOfAStoreIsFrozen() throws Exception {
+    try (TimeSeriesStore store = open()) {
+      store.appendMetadata(List.of(
+          new MetricMetadata("up", MetricType.GAUGE, "Up.", ""),
+          new MetricMetadata("up", MetricType.COUNTER, "", "s")));
+    }
+    String expected = "01" // layout 1
+        + "02" // two entries, in the order first stored
+        + "02" + "03" + "55702e" + "00" // gauge, help "Up.", unit ""
+        + "01" + "00" + "01" + "73"; // counter, help "", unit "s"
+    assertThat(storedMeta(Keys.metricMetadataKey("up"))).isEqualTo(expected);
+    assertThat(MetadataStore.decode("up", HexFormat.of().parseHex(expected))).containsExactly(
+        new MetricMetadata("up", MetricType.GAUGE, "Up.", ""),
+        new MetricMetadata("up", MetricType.COUNTER, "", "s"));
   }
 
   /** @return the value of a meta key in the closed store's directory, hex, or null */
