@@ -31,7 +31,8 @@ import java.util.List;
  *   <li>a source scale other than 1 multiplies the whole: {@code (…) * 1e-06}.
  * </ul>
  *
- * A zero denominator gives no value (the {@code > 0} filter), never ±Inf.
+ * A zero denominator gives no value (the {@code > 0} filter), never ±Inf. Over rollups
+ * ({@link #ofRollups}) gauges are read per interval first.
  */
 public final class IndicatorQueries {
 
@@ -44,6 +45,30 @@ public final class IndicatorQueries {
    * @return the expression, of type instant vector, giving at most one series
    */
   public static Expr of(ResolvedSignal rs, Indicator ind, long rateWindowMs) {
+    return of(rs, ind, rateWindowMs, null, 0);
+  }
+
+  /**
+   * The formula over rollups ({@code max_source_resolution}): counters and histograms as
+   * {@link #of(ResolvedSignal, Indicator, long)} with a window of whole intervals; gauges read
+   * per series over one interval first, {@code agg(avg_over_time(x{M}[R]))} for
+   * {@link RollupEvaluator.GaugeReading#MEAN} or {@code agg(last_over_time(x{M}[R]))} for
+   * {@link RollupEvaluator.GaugeReading#LAST}.
+   *
+   * @param rs the target's resolved signal
+   * @param ind one of its indicators
+   * @param windowMs the rate window, a multiple of {@code intervalMs}, milliseconds
+   * @param reading how a gauge's interval is read
+   * @param intervalMs the rollup interval, milliseconds
+   * @return the expression, of type instant vector, giving at most one series
+   */
+  public static Expr ofRollups(ResolvedSignal rs, Indicator ind, long windowMs,
+      RollupEvaluator.GaugeReading reading, long intervalMs) {
+    return of(rs, ind, windowMs, reading, intervalMs);
+  }
+
+  private static Expr of(ResolvedSignal rs, Indicator ind, long rateWindowMs,
+      RollupEvaluator.GaugeReading reading, long intervalMs) {
     MetricSource src = rs.source();
     Expr e;
     switch (src.kind()) {
@@ -75,14 +100,14 @@ public final class IndicatorQueries {
       case GAUGE_RATIO: {
         Expr den = null;
         for (List<Matcher> sel : rs.denominatorSelectors()) {
-          Expr d = aggregate(AggregationOp.SUM, List.of(), gauge(sel, src));
+          Expr d = aggregate(AggregationOp.SUM, List.of(), gauge(sel, src, reading, intervalMs));
           den = den == null ? d : binary(BinaryOp.ADD, den, d);
         }
-        e = ratio(aggregate(AggregationOp.SUM, List.of(), gauge(rs.matchers(), src)), den);
+        e = ratio(aggregate(AggregationOp.SUM, List.of(), gauge(rs.matchers(), src, reading, intervalMs)), den);
         break;
       }
       default:
-        e = aggregate(op(src.aggregation()), List.of(), gauge(rs.matchers(), src));
+        e = aggregate(op(src.aggregation()), List.of(), gauge(rs.matchers(), src, reading, intervalMs));
     }
     if (src.scale() != 1.0) {
       e = binary(BinaryOp.MUL, new Expr.Paren(e), new Expr.NumberLiteral(src.scale()));
@@ -118,9 +143,18 @@ public final class IndicatorQueries {
     return new Expr.VectorSelector(name, matchers, 0, null);
   }
 
-  /** A gauge's selector, with the catalog's ignored values filtered out. */
-  private static Expr gauge(List<Matcher> matchers, MetricSource src) {
+  /**
+   * A gauge's selector (or its interval reading over rollups), with the catalog's ignored values
+   * filtered out.
+   */
+  private static Expr gauge(List<Matcher> matchers, MetricSource src,
+      RollupEvaluator.GaugeReading reading, long intervalMs) {
     Expr e = selector(matchers);
+    if (reading != null) {
+      e = new Expr.Call(reading == RollupEvaluator.GaugeReading.LAST ? Function.LAST_OVER_TIME
+          : Function.AVG_OVER_TIME, List.of(new Expr.MatrixSelector((Expr.VectorSelector) e,
+          intervalMs)));
+    }
     for (double ignored : src.ignoredValues()) {
       e = binary(BinaryOp.NEQ, e, new Expr.NumberLiteral(ignored));
     }

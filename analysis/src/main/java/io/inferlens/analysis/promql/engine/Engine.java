@@ -4,6 +4,7 @@ import io.inferlens.analysis.promql.ast.Expr;
 import io.inferlens.analysis.promql.ast.ValueType;
 import io.inferlens.storage.LabelOrder;
 import io.inferlens.storage.Querier;
+import io.inferlens.storage.Resolution;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -73,11 +74,28 @@ public final class Engine {
    * @return the result in the expression's type
    */
   public QueryResult instant(Expr expr, long timeMs, long timeoutMs) {
+    return instant(expr, timeMs, timeoutMs, null);
+  }
+
+  /**
+   * {@link #instant(Expr, long, long)} reading rollups where they serve the query
+   * ({@code max_source_resolution}, see {@code RollupFunctions}).
+   *
+   * @param expr the parsed expression
+   * @param timeMs the evaluation time, milliseconds since the epoch
+   * @param timeoutMs this query's timeout, milliseconds, capped by the engine's
+   * @param rollups the resolution to read, or null for raw samples
+   * @return the result in the expression's type
+   * @throws QueryException {@code BAD_DATA} for what the rollups cannot serve; else as
+   *     {@link #instant(Expr, long)}
+   */
+  public QueryResult instant(Expr expr, long timeMs, long timeoutMs, Resolution rollups) {
     SampleBudget budget = new SampleBudget(options.maxSamples(),
         Math.min(timeoutMs, options.timeoutMs()));
     acquire();
     try {
-      Evaluator ev = new Evaluator(querier, options, budget, timeMs, timeMs, timeMs, timeMs, 1);
+      Evaluator ev = new Evaluator(querier, options, budget, timeMs, timeMs, timeMs, timeMs, 1,
+          rollups);
       ValueType type = expr.type();
       switch (type) {
         case STRING:
@@ -136,6 +154,25 @@ public final class Engine {
    * @return a matrix sorted by label set
    */
   public QueryResult range(Expr expr, long startMs, long endMs, long stepMs, long timeoutMs) {
+    return range(expr, startMs, endMs, stepMs, timeoutMs, null);
+  }
+
+  /**
+   * {@link #range(Expr, long, long, long, long)} reading rollups where they serve the query
+   * ({@code max_source_resolution}, see {@code RollupFunctions}).
+   *
+   * @param expr the parsed expression, of type scalar or instant vector
+   * @param startMs first step, milliseconds
+   * @param endMs last step bound, milliseconds
+   * @param stepMs step, milliseconds, &gt; 0
+   * @param timeoutMs this query's timeout, milliseconds, capped by the engine's
+   * @param rollups the resolution to read, or null for raw samples
+   * @return a matrix sorted by label set
+   * @throws QueryException {@code BAD_DATA} for what the rollups cannot serve; else as
+   *     {@link #range(Expr, long, long, long)}
+   */
+  public QueryResult range(Expr expr, long startMs, long endMs, long stepMs, long timeoutMs,
+      Resolution rollups) {
     if (expr.type() != ValueType.SCALAR && expr.type() != ValueType.VECTOR) {
       throw new QueryException(QueryException.Kind.BAD_DATA, "invalid expression type \""
           + expr.type().promName() + "\" for range query, must be Scalar or instant Vector");
@@ -157,7 +194,7 @@ public final class Engine {
     acquire();
     try {
       Evaluator ev = new Evaluator(querier, options, budget, startMs, endMs, startMs, endMs,
-          stepMs);
+          stepMs, rollups);
       List<PointSeries> m = new ArrayList<>(ev.eval(expr));
       m.removeIf(s -> s.size() == 0);
       m.sort((a, b) -> LabelOrder.compare(a.labels(), b.labels()));

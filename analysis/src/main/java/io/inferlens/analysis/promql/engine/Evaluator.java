@@ -39,6 +39,7 @@ final class Evaluator {
   private final long queryEndMs;
   private final long startMs;
   private final long intervalMs;
+  private final io.inferlens.storage.Resolution rollups;
   private final int steps;
 
   /**
@@ -53,6 +54,18 @@ final class Evaluator {
    */
   Evaluator(Querier querier, EngineOptions options, SampleBudget budget, long queryStartMs,
       long queryEndMs, long startMs, long endMs, long intervalMs) {
+    this(querier, options, budget, queryStartMs, queryEndMs, startMs, endMs, intervalMs, null);
+  }
+
+  /**
+   * As the other constructor, reading rollups for the functions they serve.
+   *
+   * @param rollups the {@code max_source_resolution}, or null to read raw samples only
+   */
+  Evaluator(Querier querier, EngineOptions options, SampleBudget budget, long queryStartMs,
+      long queryEndMs, long startMs, long endMs, long intervalMs,
+      io.inferlens.storage.Resolution rollups) {
+    this.rollups = rollups;
     this.querier = querier;
     this.options = options;
     this.budget = budget;
@@ -120,6 +133,9 @@ final class Evaluator {
    */
   List<PointSeries> evalRangeVector(Expr e) {
     Expr m = unwrap(e);
+    if (rollups != null) {
+      throw RollupFunctions.refuse(rollups, "the raw samples of " + m);
+    }
     if (m instanceof Expr.Subquery sq) {
       return subquery(sq);
     }
@@ -169,6 +185,10 @@ final class Evaluator {
    *     time in seconds and the metric name is dropped
    */
   private List<PointSeries> vectorSelector(Expr.VectorSelector vs, boolean timestamps) {
+    if (rollups != null) {
+      throw RollupFunctions.refuse(rollups, "the instant selector " + vs + " (use "
+          + "avg_over_time(" + vs + "[" + RollupFunctions.name(rollups) + "]) or last_over_time)");
+    }
     long off = vs.offsetMs();
     long firstRef = refTime(vs.at(), stepTime(0)) - off;
     long lastRef = refTime(vs.at(), stepTime(Math.max(steps - 1, 0))) - off;
@@ -397,6 +417,17 @@ final class Evaluator {
    * (or the {@code @} time) minus the offset.
    */
   private List<PointSeries> rangeFunction(Function f, List<Expr> args, int matrixIndex) {
+    if (rollups != null) {
+      Expr m = args.get(matrixIndex);
+      Expr.VectorSelector vs = m instanceof Expr.MatrixSelector ms ? ms.selector() : null;
+      long[] refs = new long[steps];
+      long[] times = new long[steps];
+      for (int k = 0; k < steps; k++) {
+        times[k] = stepTime(k);
+        refs[k] = vs == null ? times[k] : refTime(vs.at(), times[k]) - vs.offsetMs();
+      }
+      return RollupFunctions.evaluate(querier, budget, rollups, f, m, refs, times);
+    }
     double[][] scalars = new double[args.size()][];
     for (int i = 0; i < args.size(); i++) {
       if (i != matrixIndex && args.get(i).type() == ValueType.SCALAR) {
@@ -549,6 +580,9 @@ final class Evaluator {
    * step at or after {@code outerStart - offset - range} to {@code outerEnd - offset}, as 2.42.
    */
   private List<PointSeries> subquery(Expr.Subquery sq) {
+    if (rollups != null) {
+      throw RollupFunctions.refuse(rollups, "a subquery (" + sq + ")");
+    }
     long interval = sq.stepMs() > 0 ? sq.stepMs() : options.defaultSubqueryStepMs();
     long outerStart = refTime(sq.at(), stepTime(0));
     long outerEnd = refTime(sq.at(), stepTime(Math.max(steps - 1, 0)));
