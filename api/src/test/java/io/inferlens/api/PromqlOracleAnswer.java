@@ -138,6 +138,11 @@ record PromqlOracleAnswer(int httpStatus, String resultType, List<Series> series
     }
   }
 
+  /** @return the answer of a request that got no HTTP response (HTTP status 0) */
+  static PromqlOracleAnswer noAnswer(String why) {
+    return malformed(0, why);
+  }
+
   private static PromqlOracleAnswer malformed(int httpStatus, String why) {
     return new PromqlOracleAnswer(httpStatus, null, List.of(), null, null, why);
   }
@@ -205,7 +210,8 @@ record PromqlOracleAnswer(int httpStatus, String resultType, List<Series> series
   String render(long baseMs, int maxChars) {
     StringBuilder sb = new StringBuilder();
     if (malformed != null) {
-      sb.append("HTTP ").append(httpStatus).append(", not a valid answer: ").append(malformed);
+      sb.append(httpStatus == 0 ? "no HTTP response" : "HTTP " + httpStatus)
+          .append(", not a valid answer: ").append(malformed);
     } else if (!success()) {
       sb.append("HTTP ").append(httpStatus).append(" error ").append(errorType).append(": ")
           .append(error);

@@ -13,9 +13,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Runs the oracle: starts the reference Prometheus and the server under test, remote-writes
@@ -30,6 +33,8 @@ final class PromqlOracleHarness implements AutoCloseable {
 
   static final Path PROMETHEUS = Path.of("/usr/bin/prometheus");
   static final int PARALLEL_CASES = 4;
+  /** One query's time limit, as the compliance tester's 10 s context. */
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
   /** Remote-write slice: one request holds 10 minutes of every series. */
   static final long WRITE_SLICE_MS = 10 * 60_000L;
 
@@ -135,11 +140,18 @@ final class PromqlOracleHarness implements AutoCloseable {
     return testedBase;
   }
 
-  /** Sends every case to both servers and compares; the outcomes are in corpus order. */
-  List<Outcome> run(List<Case> cases) throws Exception {
+  /**
+   * Sends every case to both servers and compares.
+   *
+   * @param budget the whole run's time: a case not answered by then (or not yet sent) fails with
+   *     "no answer before the run's deadline", so that a slow server still gets its table
+   * @return the outcomes in corpus order
+   */
+  List<Outcome> run(List<Case> cases, Duration budget) throws Exception {
+    long deadline = System.nanoTime() + budget.toNanos();
     List<Future<Outcome>> futures = new ArrayList<>();
     for (Case c : cases) {
-      futures.add(pool.submit(() -> runCase(c)));
+      futures.add(pool.submit(() -> runCase(c, deadline)));
     }
     List<Outcome> out = new ArrayList<>();
     for (Future<Outcome> f : futures) {
@@ -148,13 +160,24 @@ final class PromqlOracleHarness implements AutoCloseable {
     return out;
   }
 
-  private Outcome runCase(Case c) {
-    CompletableFuture<HttpResponse<String>> ref = send(referenceBase, c);
-    CompletableFuture<HttpResponse<String>> mine = send(testedBase, c);
-    PromqlOracleAnswer r = answer(ref);
-    PromqlOracleAnswer m = answer(mine);
+  private Outcome runCase(Case c, long deadline) {
+    PromqlOracleAnswer r;
+    PromqlOracleAnswer m;
+    if (System.nanoTime() > deadline) {
+      r = unanswered();
+      m = unanswered();
+    } else {
+      CompletableFuture<HttpResponse<String>> ref = send(referenceBase, c);
+      CompletableFuture<HttpResponse<String>> mine = send(testedBase, c);
+      r = answer(ref, deadline);
+      m = answer(mine, deadline);
+    }
     return new Outcome(c, r, m, corpusProblem(c, r),
         PromqlOracleComparison.differences(r, m, c.ordered(), data.baseMs));
+  }
+
+  private static PromqlOracleAnswer unanswered() {
+    return PromqlOracleAnswer.noAnswer("no answer before the run's deadline");
   }
 
   private CompletableFuture<HttpResponse<String>> send(URI base, Case c) {
@@ -165,15 +188,23 @@ final class PromqlOracleHarness implements AutoCloseable {
             + PromqlOracleCorpus.seconds(c.stepMs())
         : "/api/v1/query?" + q + "&time=" + PromqlOracleCorpus.seconds(c.timeMs());
     return http.sendAsync(HttpRequest.newBuilder(base.resolve(path))
-        .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        .timeout(REQUEST_TIMEOUT).GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  private static PromqlOracleAnswer answer(CompletableFuture<HttpResponse<String>> f) {
+  private static PromqlOracleAnswer answer(CompletableFuture<HttpResponse<String>> f,
+      long deadline) {
     try {
-      HttpResponse<String> r = f.join();
+      HttpResponse<String> r = f.get(Math.max(0, deadline - System.nanoTime()),
+          TimeUnit.NANOSECONDS);
       return PromqlOracleAnswer.parse(r.statusCode(), r.body());
-    } catch (RuntimeException e) {
-      return PromqlOracleAnswer.parse(0, "request failed: " + e.getCause());
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      return unanswered();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return PromqlOracleAnswer.noAnswer("interrupted");
+    } catch (ExecutionException e) {
+      return PromqlOracleAnswer.noAnswer("request failed: " + e.getCause());
     }
   }
 
