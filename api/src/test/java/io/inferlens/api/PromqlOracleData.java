@@ -340,7 +340,8 @@ final class PromqlOracleData {
 
     private void gauges(int i, long t1, long t2, long t3) {
       for (int s = 0; s < temperature.length; s++) {
-        temperature[s] += Math.round(rnd.nextGaussian() * 20) / 10.0;
+        // one decimal, as a sensor reports: no sums of 0.1 steps with 1e-15 residues
+        temperature[s] = Math.round(temperature[s] * 10 + rnd.nextGaussian() * 20) / 10.0;
       }
       String n = "oracle_temperature";
       put(with(i1, "__name__", n, "sensor", "a"), t1, temperature[0]);
