@@ -39,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * test too, whatever the server under test answers.
  *
  * <p>How to run it (from the repository root, after {@code mvn -o -q -pl api -am install
- * -DskipTests} once):
+ * -DskipTests} once; after changing the engine, {@code mvn -o -q -pl analysis install
+ * -DskipTests} first, since {@code -pl api} takes the other modules from the local repository):
  *
  * <pre>
  * mvn -o -q -pl api test -Dtest=PromqlOracleTest            # InferLens vs Prometheus
@@ -64,8 +65,9 @@ import org.junit.jupiter.api.io.TempDir;
  *     inferlens 'histogram_quantile'
  * </pre>
  *
- * The whole run takes well under a minute (Prometheus's start, about 20 remote writes per server,
- * the corpus four cases at a time) and is bounded by {@link Timeout}s; skipped when {@code
+ * The whole run takes well under a minute (Prometheus's start, 19 remote writes per server, the
+ * corpus four cases at a time; about 5 s against a second Prometheus, 20 s against InferLens),
+ * bounded by {@link #RUN_BUDGET} and {@link Timeout}s; skipped when {@code
  * /usr/bin/prometheus} is missing (failed under CI, whose .ci/run must install it).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
