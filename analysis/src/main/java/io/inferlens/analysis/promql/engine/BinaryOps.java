@@ -17,7 +17,7 @@ import java.util.Set;
  * {@code VectorscalarBinop}, {@code scalarBinop}, {@code vectorElemBinop}):
  *
  * <ul>
- *   <li>arithmetic drops {@code __name__}; a comparison filters (keeping the vector's value and
+ *   <li>arithmetic but {@code atan2} drops {@code __name__}; a comparison filters (keeping the vector's value and
  *       name) unless {@code bool} is given, which gives 0 or 1 and drops the name;
  *   <li>vector matching pairs samples by their labels {@code on} the listed ones, or all labels
  *       {@code ignoring} the listed ones and the name; one-to-one matching errors when a side has
@@ -44,6 +44,17 @@ final class BinaryOps {
       return compare(op, l, r) ? 1 : 0;
     }
     return arithmetic(op, l, r);
+  }
+
+  /**
+   * Prometheus's {@code shouldDropMetricName}: {@code + - * / % ^} drop the name; {@code atan2}
+   * and comparisons without {@code bool} keep it.
+   */
+  static boolean dropsName(BinaryOp op) {
+    switch (op) {
+      case ADD, SUB, MUL, DIV, MOD, POW: return true;
+      default: return false;
+    }
   }
 
   static double arithmetic(BinaryOp op, double l, double r) {
@@ -95,7 +106,7 @@ final class BinaryOps {
   static List<Sample> vectorScalar(BinaryOp op, List<Sample> vector, double scalar,
       boolean scalarOnLeft, boolean returnBool, long ts) {
     List<Sample> out = new ArrayList<>(vector.size());
-    boolean dropName = !op.isComparison() || returnBool;
+    boolean dropName = dropsName(op) || returnBool;
     for (Sample s : vector) {
       double l = scalarOnLeft ? scalar : s.value();
       double r = scalarOnLeft ? s.value() : scalar;
@@ -248,7 +259,7 @@ final class BinaryOps {
   private static LabelSet resultMetric(LabelSet many, LabelSet one, BinaryOp op,
       VectorMatching m, boolean returnBool) {
     LabelBuilder b = new LabelBuilder(many);
-    if (!op.isComparison() || returnBool) {
+    if (dropsName(op) || returnBool) {
       b.del(LabelSet.METRIC_NAME);
     }
     if (m.card() == Cardinality.ONE_TO_ONE) {

@@ -138,14 +138,17 @@ final class InstantFunctions {
     return out;
   }
 
-  /** Go's {@code sort.Sort} over vectorByValueHeap / vectorByReverseValueHeap: NaN first. */
+  /**
+   * 2.42's {@code sort}/{@code sort_desc}: by value, NaN at the bottom in both (they sort the
+   * reverse order with NaN first, then reverse it).
+   */
   private static List<Sample> sorted(List<Sample> in, boolean descending) {
     List<Sample> out = new ArrayList<>(in);
     Comparator<Sample> byValue = (a, b) -> {
       boolean an = Double.isNaN(a.value());
       boolean bn = Double.isNaN(b.value());
       if (an || bn) {
-        return an == bn ? 0 : an ? -1 : 1;
+        return an == bn ? 0 : an ? 1 : -1;
       }
       return descending ? Double.compare(b.value(), a.value())
           : Double.compare(a.value(), b.value());
