@@ -40,8 +40,8 @@ import java.util.Map;
  *   <li>{@code GET|POST /api/v1/query_exemplars?query=&start=&end=} →
  *       {@code {"status":"success","data":[]}}: no exemplars are stored yet (remote write's
  *       exemplars are skipped). {@code query} is required and {@code start}/{@code end} are
- *       checked as everywhere ({@link TimeParams}); either wrong is 400 {@code bad_data}. The
- *       query is not parsed as PromQL yet.
+ *       checked as everywhere ({@link TimeParams}); either wrong, or a query that does not
+ *       parse as PromQL, is 400 {@code bad_data}.
  * </ul>
  *
  * <p>Other methods get 405; a store failure 503. Work runs on the blocking task executor
@@ -133,6 +133,11 @@ public final class PrometheusMetaApi {
     if (query == null || query.isBlank()) {
       throw new IllegalArgumentException(
           "invalid parameter \"query\": no expression found in input");
+    }
+    try {
+      io.inferlens.analysis.promql.parse.Parser.parse(query);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("invalid parameter \"query\": " + e.getMessage(), e);
     }
     return List.of();
   }

@@ -195,5 +195,7 @@ class MetadataApiTest {
         .get("error").asText()).contains("end").contains("before start");
     assertThat(error(post(base.resolve("/api/v1/query_exemplars"), new byte[0], FORM, null), 400)
         .get("errorType").asText()).isEqualTo("bad_data");
+    assertThat(error(get(base.resolve("/api/v1/query_exemplars?query=" + enc("sum("))), 400)
+        .get("error").asText()).startsWith("invalid parameter \"query\"").contains("parse error");
   }
 }
