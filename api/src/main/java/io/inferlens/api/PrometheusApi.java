@@ -53,7 +53,9 @@ import org.slf4j.LoggerFactory;
  *       intervals. Non-finite values as in {@code export}.
  * </ul>
  *
- * <p>{@code start}/{@code end} default to the last 6 hours ({@link TimeParams}). Bad parameters
+ * <p>{@code limit} caps the entries of labels, label values and series (0 or absent: all), as in
+ * Prometheus's API; a truncated answer carries {@code "warnings":["results truncated due to
+ * limit"]}. {@code start}/{@code end} default to the last 6 hours ({@link TimeParams}). Bad parameters
  * answer 400 with {@code {"status":"error","errorType":"bad_data","error":"…"}}. Work runs on the
  * blocking task executor.
  */
@@ -147,7 +149,7 @@ public final class PrometheusApi {
     for (List<Matcher> m : sets) {
       names.addAll(store.labelNames(m, t.startMs(), t.endMs()));
     }
-    return success(new ArrayList<>(names));
+    return limited(new ArrayList<>(names), limit(p));
   }
 
   private HttpResponse labelValues(ServiceRequestContext ctx, QueryParams p)
@@ -162,7 +164,7 @@ public final class PrometheusApi {
     for (List<Matcher> m : sets) {
       values.addAll(store.labelValues(name, m, t.startMs(), t.endMs()));
     }
-    return success(new ArrayList<>(values));
+    return limited(new ArrayList<>(values), limit(p));
   }
 
   private HttpResponse series(ServiceRequestContext ctx, QueryParams p)
@@ -178,7 +180,50 @@ public final class PrometheusApi {
     for (LabelSet ls : seen.keySet()) {
       data.add(ls.toMap());
     }
-    return success(data);
+    return limited(data, limit(p));
+  }
+
+  /**
+   * The {@code limit} parameter of series, labels and label values, as Prometheus's API: the
+   * most entries returned, 0 or absent for all.
+   *
+   * @throws IllegalArgumentException naming the parameter if it is not a non-negative integer
+   */
+  static int limit(QueryParams p) {
+    String v = p.get("limit");
+    if (v == null || v.isEmpty()) {
+      return 0;
+    }
+    try {
+      int n = Integer.parseInt(v.trim());
+      if (n < 0) {
+        throw new NumberFormatException();
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("invalid parameter \"limit\": \"" + v
+          + "\" is not a non-negative integer (0 means no limit)");
+    }
+  }
+
+  /**
+   * @return the success envelope of the first {@code limit} entries (all for 0), with
+   *     Prometheus's warning {@code "results truncated due to limit"} when some were left out
+   */
+  private static HttpResponse limited(List<?> data, int limit) {
+    if (limit == 0 || data.size() <= limit) {
+      return success(data);
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", "success");
+    body.put("data", data.subList(0, limit));
+    body.put("warnings", List.of("results truncated due to limit"));
+    try {
+      return HttpResponse.of(HttpStatus.OK, MediaType.JSON_UTF_8, new ObjectMapper()
+          .writeValueAsBytes(body));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private HttpResponse export(ServiceRequestContext ctx, QueryParams p) throws StorageException {

@@ -195,4 +195,21 @@ class QueryApiTest {
     assertThat(get(base.resolve("/api/v1/rollups?match[]=rollup_test_total&resolution=7m"))
         .body()).contains("resolution must be 5m or 1h");
   }
+
+  @Test
+  void limitTruncatesLabelsValuesAndSeriesWithAWarning() throws Exception {
+    HttpResponse<String> r = get(base.resolve("/api/v1/label/__name__/values?limit=1"));
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonNode n = JSON.readTree(r.body());
+    assertThat(n.get("data")).hasSize(1);
+    assertThat(n.get("warnings").get(0).asText()).isEqualTo("results truncated due to limit");
+    assertThat(json("/api/v1/series?limit=1&match[]=" + enc("vllm:num_requests_waiting")))
+        .hasSize(1);
+    assertThat(json("/api/v1/series?limit=0&match[]=" + enc("vllm:num_requests_waiting")))
+        .hasSize(2);
+    assertThat(json("/api/v1/labels?limit=2")).hasSize(2);
+    HttpResponse<String> bad = get(base.resolve("/api/v1/labels?limit=-1"));
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("limit");
+  }
 }
