@@ -61,7 +61,9 @@ public final class Matcher {
     }
     if (type == Type.RE || type == Type.NRE) {
       try {
-        this.pattern = Pattern.compile("^(?:" + value + ")$", Pattern.DOTALL);
+        // GoRegexSyntax mends the two places where RE2/J rejects what Go accepts.
+        this.pattern = Pattern.compile("^(?:" + GoRegexSyntax.forRe2j(value) + ")$",
+            Pattern.DOTALL);
       } catch (PatternSyntaxException e) {
         throw new IllegalArgumentException(
             "invalid regex in matcher " + name + type.op() + "\"" + value + "\": "

@@ -2,6 +2,7 @@ package io.inferlens.analysis.promql.parse;
 
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
+import io.inferlens.storage.GoRegexSyntax;
 import io.inferlens.analysis.promql.ast.GoFormat;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -262,55 +263,102 @@ final class Literals {
   }
 
   /**
-   * Whether Go 1.19's {@code regexp.Compile("^(?:" + re + ")$")} accepts a matcher regex, and if
-   * not, its error, such as {@code error parsing regexp: missing closing ): `^(?:()$`}. RE2/J is
-   * a port of Go's {@code regexp/syntax}; the two places where it differs are mended here:
-   * {@code (?<name>...)} groups, which Go 1.19 rejects, and an unbalanced {@code )}, which RE2/J
-   * reports as an internal error.
+   * Whether Prometheus 2.42 accepts a matcher regex ({@code labels.NewFastRegexMatcher}: Go
+   * 1.19's {@code regexp.Compile("^(?:" + re + ")$")}, then {@code syntax.Parse(re)}), and if
+   * not, Go's error, such as {@code error parsing regexp: missing closing ): `^(?:()$`}. RE2/J
+   * is a port of Go's {@code regexp/syntax} and gives its messages; where it differs, this
+   * mends it: patterns Go accepts are compiled as {@link GoRegexSyntax#forRe2j} rewrites them,
+   * {@code (?<name>...)} (which Go 1.19 rejects where it stands, RE2/J accepts) is refused in
+   * Go's order, and an unbalanced {@code )} (an internal error in RE2/J) gets Go's message.
    *
    * @param re the regex as written
    * @return null if it compiles, else the message
    */
   static String regexError(String re) {
     String wrapped = "^(?:" + re + ")$";
-    try {
-      Pattern.compile(wrapped);
-    } catch (PatternSyntaxException e) {
-      if (e.getDescription().startsWith("regexp/syntax: internal error")) {
+    int angle = angleGroup(re);
+    if (angle >= 0) {
+      // Go stops at "(?<" unless something before it is wrong already.
+      String prefix = re.substring(0, angle);
+      int open = openGroups(prefix);
+      if (open < 0) {
         return "error parsing regexp: unexpected ): `" + wrapped + "`";
       }
-      return e.getMessage();
+      String err = re2jError("^(?:" + prefix + ")".repeat(open) + "$", wrapped);
+      return err != null ? err : "error parsing regexp: invalid or unsupported Perl syntax: `(?<`";
     }
-    if (hasAngleGroup(re)) {
-      return "error parsing regexp: invalid or unsupported Perl syntax: `(?<`";
-    }
-    return null;
+    String err = re2jError("^(?:" + re + ")$", wrapped);
+    return err != null ? err : re2jError(re, re);
   }
 
-  /** Whether {@code re} has {@code (?<} outside escapes and character classes. */
-  private static boolean hasAngleGroup(String re) {
-    boolean inClass = false;
-    for (int i = 0; i < re.length(); i++) {
-      char c = re.charAt(i);
-      if (c == '\\') {
-        i++;
-      } else if (inClass) {
-        if (c == ']') {
-          inClass = false;
-        }
-      } else if (c == '[') {
-        inClass = true;
-        // A ']' right after '[' or '[^' is a literal member.
-        if (i + 1 < re.length() && re.charAt(i + 1) == '^') {
-          i++;
-        }
-        if (i + 1 < re.length() && re.charAt(i + 1) == ']') {
-          i++;
-        }
-      } else if (c == '(' && re.startsWith("?<", i + 1)) {
-        return true;
+  /** Compiles {@code pattern} (Go syntax) with RE2/J; Go's message for it, or null. */
+  private static String re2jError(String pattern, String asWritten) {
+    String compiled = GoRegexSyntax.forRe2j(pattern);
+    try {
+      Pattern.compile(compiled);
+      return null;
+    } catch (PatternSyntaxException e) {
+      if (e.getDescription().startsWith("regexp/syntax: internal error")) {
+        return "error parsing regexp: unexpected ): `" + asWritten + "`";
+      }
+      return e.getMessage().replace(compiled, asWritten);
+    }
+  }
+
+  /** Where {@code re} has {@code (?<} outside escapes, quotes and classes, or -1. */
+  private static int angleGroup(String re) {
+    for (int i = next(re, 0); i < re.length(); i = next(re, i + 1)) {
+      if (re.startsWith("(?<", i)) {
+        return i;
       }
     }
-    return false;
+    return -1;
+  }
+
+  /**
+   * How many groups are open after {@code "^(?:" + re}: 1 plus '(' less ')' outside escapes and
+   * classes; -1 if a ')' closes more than is open.
+   */
+  private static int openGroups(String re) {
+    int depth = 1;
+    for (int i = next(re, 0); i < re.length(); i = next(re, i + 1)) {
+      if (re.charAt(i) == '(') {
+        depth++;
+      } else if (re.charAt(i) == ')' && --depth < 0) {
+        return -1;
+      }
+    }
+    return depth;
+  }
+
+  /** The first index from {@code i} that is not inside an escape, \Q...\E or a class. */
+  private static int next(String re, int i) {
+    while (i < re.length()) {
+      char c = re.charAt(i);
+      if (c == '\\') {
+        if (re.startsWith("Q", i + 1)) {
+          int q = re.indexOf("\\E", i + 2);
+          i = q < 0 ? re.length() : q + 2;
+        } else {
+          i += 2;
+        }
+      } else if (c == '[') {
+        i++;
+        if (i < re.length() && re.charAt(i) == '^') {
+          i++;
+        }
+        if (i < re.length() && re.charAt(i) == ']') {
+          i++;
+        }
+        while (i < re.length() && re.charAt(i) != ']') {
+          int posix = re.startsWith("[:", i) ? re.indexOf(":]", i + 2) : -1;
+          i = re.charAt(i) == '\\' ? i + 2 : posix >= 0 ? posix + 2 : i + 1;
+        }
+        i++;
+      } else {
+        return i;
+      }
+    }
+    return re.length();
   }
 }

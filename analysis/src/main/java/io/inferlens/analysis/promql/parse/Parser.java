@@ -79,9 +79,9 @@ public final class Parser {
   /** The yacc error rules in force, innermost first: {context, expected}. */
   private final Deque<String[]> catchers = new ArrayDeque<>();
   /** Start and end (char indices) of every node built, for error positions. */
-  final Map<Expr, int[]> spans = new IdentityHashMap<>();
+  private final Map<Expr, int[]> spans = new IdentityHashMap<>();
   /** The matching clause of every binary operation as written, for the type checks. */
-  final Map<Expr, Expr.VectorMatching> written = new IdentityHashMap<>();
+  private final Map<Expr, Expr.VectorMatching> written = new IdentityHashMap<>();
   /**
    * Types of binary, unary and parenthesized nodes, whose {@link Expr#type()} walks down the
    * tree; kept so a long chain such as {@code a + b + ... + z} parses in linear time.
