@@ -61,9 +61,9 @@ public final class Matcher {
     }
     if (type == Type.RE || type == Type.NRE) {
       try {
-        // GoRegexSyntax mends the two places where RE2/J rejects what Go accepts.
-        this.pattern = Pattern.compile("^(?:" + GoRegexSyntax.forRe2j(value) + ")$",
-            Pattern.DOTALL);
+        // GoRegexSyntax mends the two places where RE2/J rejects what Go accepts. No DOTALL:
+        // Prometheus 2.42's FastRegexMatcher compiles "^(?:v)$", so '.' does not match '\n'.
+        this.pattern = Pattern.compile("^(?:" + GoRegexSyntax.forRe2j(value) + ")$");
       } catch (PatternSyntaxException e) {
         throw new IllegalArgumentException(
             "invalid regex in matcher " + name + type.op() + "\"" + value + "\": "

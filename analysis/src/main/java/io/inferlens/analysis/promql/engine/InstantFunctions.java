@@ -221,8 +221,9 @@ final class InstantFunctions {
     String regex = stringArg(exprs, 4);
     Pattern p;
     try {
-      // RE2 syntax and linear-time matching, as Go's regexp that Prometheus uses
-      p = Pattern.compile("^(?:" + regex + ")$", Pattern.DOTALL);
+      // RE2 syntax and linear-time matching, as Go's regexp that Prometheus uses; 2.42
+      // compiles "^(?:regex)$" without (?s)
+      p = Pattern.compile("^(?:" + storageRegex(regex) + ")$");
     } catch (PatternSyntaxException ex) {
       throw QueryException.execution("invalid regular expression in label_replace(): %s", regex);
     }
@@ -243,6 +244,11 @@ final class InstantFunctions {
           s.value()));
     }
     return out;
+  }
+
+  /** The regex in the form RE2/J takes for what Go's regexp takes ({@code GoRegexSyntax}). */
+  private static String storageRegex(String regex) {
+    return io.inferlens.storage.GoRegexSyntax.forRe2j(regex);
   }
 
   private static List<Sample> labelJoin(List<Sample> in, List<Expr> exprs) {
