@@ -234,6 +234,26 @@ public final class LabelSet {
     return "";
   }
 
+  /**
+   * @param name a label name
+   * @return this label set without that label (this same object when it has none); no re-sort,
+   *     the order stays canonical
+   */
+  public LabelSet without(String name) {
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].equals(name)) {
+        String[] n = new String[names.length - 1];
+        String[] v = new String[names.length - 1];
+        System.arraycopy(names, 0, n, 0, i);
+        System.arraycopy(names, i + 1, n, i, n.length - i);
+        System.arraycopy(values, 0, v, 0, i);
+        System.arraycopy(values, i + 1, v, i, v.length - i);
+        return new LabelSet(n, v);
+      }
+    }
+    return this;
+  }
+
   /** @return the {@code __name__} value, or the empty string if absent */
   public String metricName() {
     return get(METRIC_NAME);

@@ -28,6 +28,16 @@ final class Aggregations {
 
   private Aggregations() {}
 
+  /**
+   * Grouping keys and output label sets per input label set, kept across the steps of one
+   * aggregation node (the input series recur at every step, as Prometheus's seriesHelper keeps
+   * their grouping key). Keyed by identity: the label sets are the input series' own objects.
+   */
+  static final class GroupCache {
+    private final java.util.IdentityHashMap<LabelSet, Object[]> entries =
+        new java.util.IdentityHashMap<>();
+  }
+
   private static final class Group {
     final LabelSet labels;
     double value;
@@ -58,6 +68,17 @@ final class Aggregations {
    */
   static List<Sample> aggregate(AggregationOp op, List<String> grouping, boolean without,
       double param, String stringParam, List<Sample> vector, long ts) {
+    return aggregate(op, grouping, without, param, stringParam, vector, ts, null);
+  }
+
+  /**
+   * As {@link #aggregate(AggregationOp, List, boolean, double, String, List, long)}, with grouping
+   * keys remembered across steps.
+   *
+   * @param cache the node's cache, or null
+   */
+  static List<Sample> aggregate(AggregationOp op, List<String> grouping, boolean without,
+      double param, String stringParam, List<Sample> vector, long ts, GroupCache cache) {
     long k = 0;
     if (op == AggregationOp.TOPK || op == AggregationOp.BOTTOMK) {
       if (!(param >= -9.223372036854776E18 && param <= 9.223372036854776E18)) {
@@ -85,15 +106,25 @@ final class Aggregations {
       if (op == AggregationOp.COUNT_VALUES) {
         metric = new LabelBuilder(metric).set(stringParam, Printer.number(s.value())).build();
       }
-      List<String> key = without ? LabelBuilder.keyWithout(metric, groupBy)
-          : LabelBuilder.keyOn(metric, groupBy);
+      Object[] entry = cache == null || op == AggregationOp.COUNT_VALUES ? null
+          : cache.entries.get(metric);
+      if (entry == null) {
+        entry = new Object[] {without ? LabelBuilder.keyWithout(metric, groupBy)
+            : LabelBuilder.keyOn(metric, groupBy), null};
+        if (cache != null && op != AggregationOp.COUNT_VALUES) {
+          cache.entries.put(metric, entry);
+        }
+      }
+      @SuppressWarnings("unchecked")
+      List<String> key = (List<String>) entry[0];
       Group g = groups.get(key);
       if (g == null) {
-        LabelSet labels;
-        if (without) {
-          labels = new LabelBuilder(metric).del(groupBy).del(LabelSet.METRIC_NAME).build();
-        } else {
-          labels = new LabelBuilder(metric).keep(groupBy).build();
+        LabelSet labels = (LabelSet) entry[1];
+        if (labels == null) {
+          labels = without
+              ? new LabelBuilder(metric).del(groupBy).del(LabelSet.METRIC_NAME).build()
+              : new LabelBuilder(metric).keep(groupBy).build();
+          entry[1] = labels;
         }
         g = new Group(labels, s.value());
         groups.put(key, g);

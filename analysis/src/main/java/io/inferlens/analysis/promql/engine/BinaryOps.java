@@ -34,6 +34,17 @@ final class BinaryOps {
   private BinaryOps() {}
 
   /**
+   * Per input label set, what one binary node computes from it at every step (matching
+   * signature, output labels), kept across steps; keyed by identity since the input series'
+   * label sets recur. Null caches mean compute afresh.
+   */
+  static final class Cache {
+    final java.util.IdentityHashMap<LabelSet, List<String>> signatures =
+        new java.util.IdentityHashMap<>();
+    final java.util.IdentityHashMap<LabelSet, LabelSet> outputs = new java.util.IdentityHashMap<>();
+  }
+
+  /**
    * @param op a non-set operator
    * @param l left value
    * @param r right value
@@ -105,6 +116,12 @@ final class BinaryOps {
    */
   static List<Sample> vectorScalar(BinaryOp op, List<Sample> vector, double scalar,
       boolean scalarOnLeft, boolean returnBool, long ts) {
+    return vectorScalar(op, vector, scalar, scalarOnLeft, returnBool, ts, null);
+  }
+
+  /** As the other overload, remembering output label sets in {@code cache} (may be null). */
+  static List<Sample> vectorScalar(BinaryOp op, List<Sample> vector, double scalar,
+      boolean scalarOnLeft, boolean returnBool, long ts, Cache cache) {
     List<Sample> out = new ArrayList<>(vector.size());
     boolean dropName = dropsName(op) || returnBool;
     for (Sample s : vector) {
@@ -123,7 +140,18 @@ final class BinaryOps {
       } else {
         value = arithmetic(op, l, r);
       }
-      out.add(new Sample(dropName ? LabelBuilder.dropName(s.labels()) : s.labels(), ts, value));
+      LabelSet labels = s.labels();
+      if (dropName) {
+        LabelSet cached = cache == null ? null : cache.outputs.get(labels);
+        if (cached == null) {
+          cached = LabelBuilder.dropName(labels);
+          if (cache != null) {
+            cache.outputs.put(labels, cached);
+          }
+        }
+        labels = cached;
+      }
+      out.add(new Sample(labels, ts, value));
     }
     return out;
   }
@@ -131,38 +159,52 @@ final class BinaryOps {
   /** Two vectors: set operators or matched arithmetic and comparisons. */
   static List<Sample> vectorVector(BinaryOp op, List<Sample> lhs, List<Sample> rhs,
       VectorMatching matching, boolean returnBool, long ts) {
+    return vectorVector(op, lhs, rhs, matching, returnBool, ts, null);
+  }
+
+  /** As the other overload, remembering signatures and output labels in {@code cache}. */
+  static List<Sample> vectorVector(BinaryOp op, List<Sample> lhs, List<Sample> rhs,
+      VectorMatching matching, boolean returnBool, long ts, Cache cache) {
     switch (op) {
-      case AND: return and(lhs, rhs, matching, false);
-      case UNLESS: return and(lhs, rhs, matching, true);
-      case OR: return or(lhs, rhs, matching);
-      default: return matched(op, lhs, rhs, matching, returnBool, ts);
+      case AND: return and(lhs, rhs, matching, false, cache);
+      case UNLESS: return and(lhs, rhs, matching, true, cache);
+      case OR: return or(lhs, rhs, matching, cache);
+      default: return matched(op, lhs, rhs, matching, returnBool, ts, cache);
     }
   }
 
-  private static List<String> signature(LabelSet labels, VectorMatching m) {
-    return m.on() ? LabelBuilder.keyOn(labels, m.labels())
-        : LabelBuilder.keyWithout(labels, m.labels());
+  private static List<String> signature(LabelSet labels, VectorMatching m, Cache cache) {
+    List<String> sig = cache == null ? null : cache.signatures.get(labels);
+    if (sig == null) {
+      sig = m.on() ? LabelBuilder.keyOn(labels, m.labels())
+          : LabelBuilder.keyWithout(labels, m.labels());
+      if (cache != null) {
+        cache.signatures.put(labels, sig);
+      }
+    }
+    return sig;
   }
 
   private static List<Sample> and(List<Sample> lhs, List<Sample> rhs, VectorMatching m,
-      boolean unless) {
+      boolean unless, Cache cache) {
     if (lhs.isEmpty()) {
       return lhs;
     }
     Set<List<String>> right = new HashSet<>();
     for (Sample s : rhs) {
-      right.add(signature(s.labels(), m));
+      right.add(signature(s.labels(), m, cache));
     }
     List<Sample> out = new ArrayList<>();
     for (Sample s : lhs) {
-      if (right.contains(signature(s.labels(), m)) != unless) {
+      if (right.contains(signature(s.labels(), m, cache)) != unless) {
         out.add(s);
       }
     }
     return out;
   }
 
-  private static List<Sample> or(List<Sample> lhs, List<Sample> rhs, VectorMatching m) {
+  private static List<Sample> or(List<Sample> lhs, List<Sample> rhs, VectorMatching m,
+      Cache cache) {
     if (lhs.isEmpty()) {
       return rhs;
     }
@@ -172,11 +214,11 @@ final class BinaryOps {
     Set<List<String>> left = new HashSet<>();
     List<Sample> out = new ArrayList<>(lhs.size() + rhs.size());
     for (Sample s : lhs) {
-      left.add(signature(s.labels(), m));
+      left.add(signature(s.labels(), m, cache));
       out.add(s);
     }
     for (Sample s : rhs) {
-      if (!left.contains(signature(s.labels(), m))) {
+      if (!left.contains(signature(s.labels(), m, cache))) {
         out.add(s);
       }
     }
@@ -184,13 +226,13 @@ final class BinaryOps {
   }
 
   private static List<Sample> matched(BinaryOp op, List<Sample> lhs, List<Sample> rhs,
-      VectorMatching m, boolean returnBool, long ts) {
+      VectorMatching m, boolean returnBool, long ts, Cache cache) {
     boolean oneToMany = m.card() == Cardinality.ONE_TO_MANY;
     List<Sample> many = oneToMany ? rhs : lhs;
     List<Sample> one = oneToMany ? lhs : rhs;
     Map<List<String>, Sample> oneSide = new HashMap<>();
     for (Sample s : one) {
-      List<String> sig = signature(s.labels(), m);
+      List<String> sig = signature(s.labels(), m, cache);
       Sample dup = oneSide.put(sig, s);
       if (dup != null) {
         throw QueryException.execution("found duplicate series for the match group %s on the %s"
@@ -202,7 +244,7 @@ final class BinaryOps {
     Map<List<String>, Set<LabelSet>> matchedSigs = new HashMap<>();
     List<Sample> out = new ArrayList<>();
     for (Sample ms : many) {
-      List<String> sig = signature(ms.labels(), m);
+      List<String> sig = signature(ms.labels(), m, cache);
       Sample os = oneSide.get(sig);
       if (os == null) {
         continue;
@@ -222,7 +264,19 @@ final class BinaryOps {
       } else {
         value = arithmetic(op, l, r);
       }
-      LabelSet metric = resultMetric(ms.labels(), os.labels(), op, m, returnBool);
+      LabelSet metric;
+      if (m.include().isEmpty()) {
+        // without group_x labels the output depends on the "many" side alone
+        metric = cache == null ? null : cache.outputs.get(ms.labels());
+        if (metric == null) {
+          metric = resultMetric(ms.labels(), os.labels(), op, m, returnBool);
+          if (cache != null) {
+            cache.outputs.put(ms.labels(), metric);
+          }
+        }
+      } else {
+        metric = resultMetric(ms.labels(), os.labels(), op, m, returnBool);
+      }
       Set<LabelSet> inserted = matchedSigs.get(sig);
       if (m.card() == Cardinality.ONE_TO_ONE) {
         if (inserted != null) {

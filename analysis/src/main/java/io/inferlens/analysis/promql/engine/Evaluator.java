@@ -352,6 +352,7 @@ final class Evaluator {
     ValueType lt = b.lhs().type();
     ValueType rt = b.rhs().type();
     List<Expr> args = List.of(b.lhs(), b.rhs());
+    BinaryOps.Cache cache = new BinaryOps.Cache();
     if (lt == ValueType.SCALAR && rt == ValueType.SCALAR) {
       return rangeEval((v, ts) -> List.of(new Sample(EMPTY, ts,
           BinaryOps.scalarScalar(b.op(), v.get(0).get(0).value(), v.get(1).get(0).value()))),
@@ -359,30 +360,31 @@ final class Evaluator {
     }
     if (lt == ValueType.VECTOR && rt == ValueType.VECTOR) {
       return rangeEval((v, ts) -> BinaryOps.vectorVector(b.op(), v.get(0), v.get(1),
-          b.matching(), b.returnBool(), ts), args);
+          b.matching(), b.returnBool(), ts, cache), args);
     }
     if (lt == ValueType.VECTOR) {
       return rangeEval((v, ts) -> BinaryOps.vectorScalar(b.op(), v.get(0),
-          v.get(1).get(0).value(), false, b.returnBool(), ts), args);
+          v.get(1).get(0).value(), false, b.returnBool(), ts, cache), args);
     }
     return rangeEval((v, ts) -> BinaryOps.vectorScalar(b.op(), v.get(1),
-        v.get(0).get(0).value(), true, b.returnBool(), ts), args);
+        v.get(0).get(0).value(), true, b.returnBool(), ts, cache), args);
   }
 
   private List<PointSeries> aggregate(Expr.Aggregate a) {
     List<String> grouping = new ArrayList<>(a.grouping());
     grouping.sort(LabelSet.UTF8_ORDER);
     Expr param = a.param() == null ? null : unwrap(a.param());
+    Aggregations.GroupCache cache = new Aggregations.GroupCache();
     if (param instanceof Expr.StringLiteral s) {
       return rangeEval((v, ts) -> Aggregations.aggregate(a.op(), grouping, a.without(),
-          Double.NaN, s.value(), v.get(0), ts), List.of(a.expr()));
+          Double.NaN, s.value(), v.get(0), ts, cache), List.of(a.expr()));
     }
     if (param != null) {
       return rangeEval((v, ts) -> Aggregations.aggregate(a.op(), grouping, a.without(),
-          v.get(0).get(0).value(), null, v.get(1), ts), List.of(param, a.expr()));
+          v.get(0).get(0).value(), null, v.get(1), ts, cache), List.of(param, a.expr()));
     }
     return rangeEval((v, ts) -> Aggregations.aggregate(a.op(), grouping, a.without(),
-        Double.NaN, null, v.get(0), ts), List.of(a.expr()));
+        Double.NaN, null, v.get(0), ts, cache), List.of(a.expr()));
   }
 
   static Expr unwrap(Expr e) {

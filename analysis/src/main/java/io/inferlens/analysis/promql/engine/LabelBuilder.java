@@ -59,10 +59,7 @@ final class LabelBuilder {
 
   /** @return {@code labels} without {@code __name__} (the same object if it has none) */
   static LabelSet dropName(LabelSet labels) {
-    if (labels.get(LabelSet.METRIC_NAME) == null) {
-      return labels;
-    }
-    return new LabelBuilder(labels).del(LabelSet.METRIC_NAME).build();
+    return labels.without(LabelSet.METRIC_NAME);
   }
 
   /**
