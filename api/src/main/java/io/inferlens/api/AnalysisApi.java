@@ -107,6 +107,7 @@ public final class AnalysisApi {
         em.put("window", e.window());
         em.put("low", finite(e.low()));
         em.put("high", finite(e.high()));
+        em.put("promql", e.promql());
         ev.add(em);
       }
       lm.put("evidence", ev);

@@ -189,6 +189,16 @@ class ScenarioEndToEndTest {
     }
     assertThat(waiting).isNotNull();
     assertThat(waiting.get("value").asDouble()).isGreaterThan(5);
+    // The evidence names its PromQL; the query API answers it over the diagnosed period.
+    String promql = waiting.get("promql").asText();
+    assertThat(promql).startsWith("sum(vllm:num_requests_waiting{");
+    long from = java.time.Instant.parse(d.get("start").asText()).getEpochSecond();
+    java.net.http.HttpResponse<String> r = Requests.get(rxBase.resolve("/api/v1/query_range?query="
+        + Requests.enc(promql) + "&start=" + from + "&end=" + (from + 600) + "&step=15"));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode values = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body())
+        .get("data").get("result").get(0).get("values");
+    assertThat(values.size()).isGreaterThan(10);
     assertThat(d.get("summary").asText()).contains("waiting").contains("GPU");
     assertThat(d.get("recommendations").toString()).contains("max-num-seqs");
   }
