@@ -446,8 +446,11 @@ final class Evaluator {
     long rangeMs;
     long offsetMs;
     Expr.At at;
+    // Per series: times, and values either as doubles (subquery points, or a copy without stale
+    // markers) or as the store's own bit array (no copy, the common case).
     List<long[]> times = new ArrayList<>();
     List<double[]> values = new ArrayList<>();
+    List<long[]> bitValues = new ArrayList<>();
     List<LabelSet> labels = new ArrayList<>();
     List<Integer> sizes = new ArrayList<>();
     long held = 0;
@@ -458,6 +461,7 @@ final class Evaluator {
       for (PointSeries s : subquery(sq)) {
         times.add(s.timestampsArray());
         values.add(s.valuesArray());
+        bitValues.add(null);
         labels.add(s.labels());
         sizes.add(s.size());
         held += s.size();
@@ -470,20 +474,36 @@ final class Evaluator {
       long firstRef = refTime(at, stepTime(0)) - offsetMs;
       long lastRef = refTime(at, stepTime(Math.max(steps - 1, 0))) - offsetMs;
       for (Series s : select(ms.selector().matchers(), firstRef - rangeMs, lastRef)) {
-        int n = 0;
-        long[] t = new long[s.size()];
-        double[] v = new double[s.size()];
-        for (int i = 0; i < s.size(); i++) {
-          if (!StaleMarker.is(s.valueBits()[i])) {
-            t[n] = s.timestampsMs()[i];
-            v[n] = s.value(i);
-            n++;
+        long[] bits = s.valueBits();
+        boolean stale = false;
+        for (long b : bits) {
+          if (StaleMarker.is(b)) {
+            stale = true;
+            break;
           }
         }
-        times.add(t);
-        values.add(v);
+        if (!stale) {
+          times.add(s.timestampsMs());
+          values.add(null);
+          bitValues.add(bits);
+          sizes.add(s.size());
+        } else {
+          int n = 0;
+          long[] t = new long[s.size()];
+          double[] v = new double[s.size()];
+          for (int i = 0; i < s.size(); i++) {
+            if (!StaleMarker.is(bits[i])) {
+              t[n] = s.timestampsMs()[i];
+              v[n] = Double.longBitsToDouble(bits[i]);
+              n++;
+            }
+          }
+          times.add(t);
+          values.add(v);
+          bitValues.add(null);
+          sizes.add(n);
+        }
         labels.add(s.labels());
-        sizes.add(n);
         held += s.size();
       }
     }
@@ -498,7 +518,12 @@ final class Evaluator {
       long[] t = times.get(j);
       int n = sizes.get(j);
       w.t = t;
-      w.v = values.get(j);
+      w.dv = values.get(j);
+      w.bits = bitValues.get(j);
+      // this series' arrays are not needed after its loop
+      times.set(j, null);
+      values.set(j, null);
+      bitValues.set(j, null);
       PointSeries ps = null;
       int lo = 0;
       int hi = 0;

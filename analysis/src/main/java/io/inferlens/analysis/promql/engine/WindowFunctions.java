@@ -19,7 +19,10 @@ final class WindowFunctions {
   /** The window handed to a function: samples {@code [from, to)} of {@code t}/{@code v}. */
   static final class Window {
     long[] t;
-    double[] v;
+    /** the values as doubles, or null when {@link #bits} holds them */
+    double[] dv;
+    /** the values as raw IEEE-754 bits (the store's own array, read without a copy), or null */
+    long[] bits;
     int from;
     int to;
     /** window start, {@code ref - range}, milliseconds */
@@ -35,6 +38,11 @@ final class WindowFunctions {
 
     int size() {
       return to - from;
+    }
+
+    /** @return the value of sample {@code i} */
+    double v(int i) {
+      return dv != null ? dv[i] : Double.longBitsToDouble(bits[i]);
     }
   }
 
@@ -66,12 +74,15 @@ final class WindowFunctions {
       case COUNT_OVER_TIME: return (w, o) -> set(o, w.size());
       case MIN_OVER_TIME: return (w, o) -> set(o, minMax(w, false));
       case MAX_OVER_TIME: return (w, o) -> set(o, minMax(w, true));
-      case LAST_OVER_TIME: return (w, o) -> set(o, w.v[w.to - 1]);
+      case LAST_OVER_TIME: return (w, o) -> set(o, w.v(w.to - 1));
       case PRESENT_OVER_TIME, ABSENT_OVER_TIME: return (w, o) -> set(o, 1);
       case STDDEV_OVER_TIME: return (w, o) -> set(o, Math.sqrt(variance(w)));
       case STDVAR_OVER_TIME: return (w, o) -> set(o, variance(w));
       case QUANTILE_OVER_TIME: return (w, o) -> {
-        double[] values = java.util.Arrays.copyOfRange(w.v, w.from, w.to);
+        double[] values = new double[w.size()];
+        for (int i = 0; i < values.length; i++) {
+          values[i] = w.v(w.from + i);
+        }
         return set(o, Aggregations.quantile(w.args[0], values));
       };
       case CHANGES: return WindowFunctions::changes;
@@ -104,8 +115,7 @@ final class WindowFunctions {
       return false;
     }
     double seconds = perSecond ? goDurationSeconds(w.rangeMs) : Double.NaN;
-    out[0] = extrapolatedRate(w.t, w.v, w.from, w.to, w.rangeStartMs,
-        w.rangeEndMs, counter, seconds);
+    out[0] = extrapolatedRate(w, w.rangeStartMs, w.rangeEndMs, counter, seconds);
     return true;
   }
 
@@ -116,9 +126,9 @@ final class WindowFunctions {
     }
     int last = w.to - 1;
     int prev = last - 1;
-    double result = w.v[last] - w.v[prev];
-    if (isRate && w.v[last] < w.v[prev]) {
-      result = w.v[last];
+    double result = w.v(last) - w.v(prev);
+    if (isRate && w.v(last) < w.v(prev)) {
+      result = w.v(last);
     }
     long interval = w.t[last] - w.t[prev];
     if (interval == 0) {
@@ -136,7 +146,7 @@ final class WindowFunctions {
     double c = 0;
     double count = 0;
     for (int i = w.from; i < w.to; i++) {
-      double x = w.v[i];
+      double x = w.v(i);
       count++;
       if (Double.isInfinite(mean)) {
         if (Double.isInfinite(x) && (mean > 0) == (x > 0)) {
@@ -159,7 +169,7 @@ final class WindowFunctions {
     double sum = 0;
     double c = 0;
     for (int i = w.from; i < w.to; i++) {
-      double x = w.v[i];
+      double x = w.v(i);
       double t = sum + x;
       c += Math.abs(sum) >= Math.abs(x) ? (sum - t) + x : (x - t) + sum;
       sum = t;
@@ -168,9 +178,9 @@ final class WindowFunctions {
   }
 
   private static double minMax(Window w, boolean max) {
-    double m = w.v[w.from];
+    double m = w.v(w.from);
     for (int i = w.from; i < w.to; i++) {
-      double x = w.v[i];
+      double x = w.v(i);
       if ((max ? x > m : x < m) || Double.isNaN(m)) {
         m = x;
       }
@@ -186,7 +196,7 @@ final class WindowFunctions {
     double aux = 0;
     double cAux = 0;
     for (int i = w.from; i < w.to; i++) {
-      double x = w.v[i];
+      double x = w.v(i);
       count++;
       double delta = x - (mean + cMean);
       double[] m = kahanInc(delta / count, mean, cMean);
@@ -212,9 +222,9 @@ final class WindowFunctions {
 
   private static boolean changes(Window w, double[] out) {
     int n = 0;
-    double prev = w.v[w.from];
+    double prev = w.v(w.from);
     for (int i = w.from + 1; i < w.to; i++) {
-      double cur = w.v[i];
+      double cur = w.v(i);
       if (cur != prev && !(Double.isNaN(cur) && Double.isNaN(prev))) {
         n++;
       }
@@ -226,9 +236,9 @@ final class WindowFunctions {
 
   private static boolean resets(Window w, double[] out) {
     int n = 0;
-    double prev = w.v[w.from];
+    double prev = w.v(w.from);
     for (int i = w.from + 1; i < w.to; i++) {
-      double cur = w.v[i];
+      double cur = w.v(i);
       if (cur < prev) {
         n++;
       }
@@ -254,10 +264,10 @@ final class WindowFunctions {
     double cXY = 0;
     double sumX2 = 0;
     double cX2 = 0;
-    double initY = w.v[w.from];
+    double initY = w.v(w.from);
     boolean constY = true;
     for (int i = w.from; i < w.to; i++) {
-      double y = w.v[i];
+      double y = w.v(i);
       if (constY && i > w.from && y != initY) {
         constY = false;
       }
@@ -315,10 +325,10 @@ final class WindowFunctions {
       return false;
     }
     double s0 = 0;
-    double s1 = w.v[w.from];
-    double b = w.v[w.from + 1] - w.v[w.from];
+    double s1 = w.v(w.from);
+    double b = w.v(w.from + 1) - w.v(w.from);
     for (int i = 1; i < l; i++) {
-      double x = sf * w.v[w.from + i];
+      double x = sf * w.v(w.from + i);
       if (i > 1) {
         b = tf * (s1 - s0) + (1 - tf) * b;
       }
@@ -347,10 +357,7 @@ final class WindowFunctions {
    *       rate.
    * </ol>
    *
-   * @param timestampsMs sample timestamps, milliseconds, strictly ascending within the window
-   * @param values sample values, parallel to {@code timestampsMs}
-   * @param from first sample index in the window, inclusive
-   * @param to last sample index in the window, exclusive
+   * @param w the window: samples {@code [w.from, w.to)}, timestamps in milliseconds
    * @param rangeStartMs window start ({@code t - range}), milliseconds
    * @param rangeEndMs window end ({@code t}), milliseconds
    * @param isCounter whether to handle resets and clamp at zero ({@code rate}, {@code increase})
@@ -358,25 +365,28 @@ final class WindowFunctions {
    *     ({@code increase}, {@code delta})
    * @return the rate (per second), increase or delta; NaN when fewer than 2 samples
    */
-  static double extrapolatedRate(long[] timestampsMs, double[] values, int from, int to,
-      long rangeStartMs, long rangeEndMs, boolean isCounter, double rateRangeSeconds) {
+  static double extrapolatedRate(Window w, long rangeStartMs, long rangeEndMs,
+      boolean isCounter, double rateRangeSeconds) {
+    int from = w.from;
+    int to = w.to;
     int n = to - from;
     if (n < 2) {
       return Double.NaN;
     }
-    double first = values[from];
-    double result = values[to - 1] - first;
+    double first = w.v(from);
+    double result = w.v(to - 1) - first;
     if (isCounter) {
       double prev = first;
       for (int i = from + 1; i < to; i++) {
-        if (values[i] < prev) {
+        double x = w.v(i);
+        if (x < prev) {
           result += prev;
         }
-        prev = values[i];
+        prev = x;
       }
     }
-    long firstTs = timestampsMs[from];
-    long lastTs = timestampsMs[to - 1];
+    long firstTs = w.t[from];
+    long lastTs = w.t[to - 1];
     double durationToStart = (double) (firstTs - rangeStartMs) / 1000;
     double durationToEnd = (double) (rangeEndMs - lastTs) / 1000;
     double sampledInterval = (double) (lastTs - firstTs) / 1000;
