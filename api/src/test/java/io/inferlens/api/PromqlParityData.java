@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Deterministic data for {@link PromqlParityTest}: {@value #SCRAPES} scrapes 15 s apart ending at a
+ * Deterministic data for {@link RemoteReadPrometheusTest} (Prometheus reading InferLens over remote read): {@value #SCRAPES} scrapes 15 s apart ending at a
  * given time (40 minutes), shaped to hit the interesting paths of the PromQL functions.
  *
  * <ul>

@@ -65,22 +65,52 @@ final class SimulatedWrites {
    */
   synchronized void playScenario(Scenario sc, double durationS, String host, String modelName,
       long endMs, long seed) {
-    long startMs = endMs - Math.round(durationS * 1000);
-    Play p = new Play(new SimulationModel(sc, durationS, seed, 2), host, modelName,
-        startMs / 1000.0, startMs);
-    plays.add(p);
+    Play p = newPlay(sc, durationS, host, modelName, endMs, seed);
     while (p.nextTs <= endMs) {
       scrape(p);
     }
     flush();
   }
 
-  /** Scrapes every played scenario up to {@code nowMs}, as a live Prometheus would. */
+  /**
+   * Adds a scenario ending at {@code endMs} without writing anything yet: {@link #catchUp} then
+   * writes every added scenario side by side, one scrape time after the other. A receiver that
+   * refuses samples much older than the newest it holds (Prometheus's head refuses those older
+   * than its newest minus one hour) accepts that; {@link #playScenario} writes one scenario
+   * whole before the next starts.
+   *
+   * @param host as for {@link #playScenario}
+   */
+  synchronized void addScenario(Scenario sc, double durationS, String host, String modelName,
+      long endMs, long seed) {
+    newPlay(sc, durationS, host, modelName, endMs, seed);
+  }
+
+  private Play newPlay(Scenario sc, double durationS, String host, String modelName, long endMs,
+      long seed) {
+    long startMs = endMs - Math.round(durationS * 1000);
+    Play p = new Play(new SimulationModel(sc, durationS, seed, 2), host, modelName,
+        startMs / 1000.0, startMs);
+    plays.add(p);
+    return p;
+  }
+
+  /**
+   * Scrapes every played scenario up to {@code nowMs}, as a live Prometheus would: the earliest
+   * due scrape first, so that the scenarios advance together.
+   */
   synchronized void catchUp(long nowMs) {
-    for (Play p : plays) {
-      while (p.nextTs <= nowMs) {
-        scrape(p);
+    while (true) {
+      Play next = null;
+      for (Play p : plays) {
+        if (p.nextTs <= nowMs && (next == null || p.nextTs < next.nextTs)) {
+          next = p;
+        }
       }
+      if (next == null) {
+        break;
+      }
+      scrape(next);
     }
     flush();
   }

@@ -79,7 +79,7 @@ public final class DiagnosisEngine {
     // first step; history chunks of rollup points one interval more (the previous interval's
     // last value starts a counter's increase).
     this.cache = new FrameCache(DEFAULT_CACHE_BYTES,
-        Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.InstantSelection.DEFAULT_LOOKBACK_MS)
+        Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS.lookbackDeltaMs())
             + RollupHistory.RESOLUTION.intervalMs());
     store.addAppendListener(cache::invalidate);
   }

@@ -30,8 +30,7 @@ import java.util.TreeMap;
  *       interpolation, not a measured value.
  * </ul>
  *
- * <p>{@link #ofSummedRates} is the common query
- * {@code histogram_quantile(q, sum by (le) (rate(x_bucket[range])))}.
+ * <p>The PromQL engine's {@code histogram_quantile} groups the buckets and calls {@link #quantile}.
  *
  * <p>Thread safety: stateless.
  */
@@ -104,57 +103,6 @@ public final class HistogramQuantile {
       rank -= count[b - 1];
     }
     return bucketStart + (bucketEnd - bucketStart) * (rank / bucketCount);
-  }
-
-  /**
-   * {@code histogram_quantile(q, sum by (le) (rate(x_bucket[range])))} at each step: the rate of
-   * every bucket series ({@link RangeFunctions#rate}), summed across series with the same upper
-   * bound (whatever their other labels, e.g. several {@code engine}s), then {@link #quantile}.
-   *
-   * <p>As in Prometheus: a series whose {@code le} does not parse as a Go float is ignored; at a
-   * step, a series without a rate (fewer than 2 samples in the window) adds nothing, and a bucket
-   * that no series has a rate for is missing (which makes the result NaN if it is the +Inf one).
-   * The step has no value when no bucket has a rate.
-   *
-   * @param q the quantile, meaningful in [0, 1]
-   * @param bucketSeries the {@code _bucket} counter series, each with an {@code le} label
-   * @param rangeMs rate window in milliseconds, &gt; 0
-   * @param steps evaluation steps
-   * @return the quantile at each step in the histogram's unit, NaN where there is none
-   * @throws IllegalArgumentException if {@code rangeMs} &le; 0
-   */
-  public static StepSeries ofSummedRates(double q, List<Series> bucketSeries, long rangeMs,
-      StepRange steps) {
-    Objects.requireNonNull(bucketSeries, "bucketSeries");
-    // upper bound -> per-step sum of rates; NaN until a series contributes at that step
-    TreeMap<Double, double[]> sums = new TreeMap<>();
-    for (Series s : bucketSeries) {
-      OptionalDouble le = parseUpperBound(s.labels().get(LE));
-      if (le.isEmpty()) {
-        continue;
-      }
-      StepSeries r = RangeFunctions.rate(s, rangeMs, steps);
-      double[] sum = sums.computeIfAbsent(le.getAsDouble(), k -> nanArray(steps.count()));
-      for (int i = 0; i < sum.length; i++) {
-        if (r.hasValue(i)) {
-          sum[i] = Double.isNaN(sum[i]) ? r.value(i) : sum[i] + r.value(i);
-        }
-      }
-    }
-    long[] ts = steps.timestampsMs();
-    double[] out = new double[ts.length];
-    List<Bucket> buckets = new ArrayList<>(sums.size());
-    for (int i = 0; i < ts.length; i++) {
-      buckets.clear();
-      for (var e : sums.entrySet()) {
-        double c = e.getValue()[i];
-        if (!Double.isNaN(c)) {
-          buckets.add(new Bucket(e.getKey(), c));
-        }
-      }
-      out[i] = buckets.isEmpty() ? Double.NaN : quantile(q, buckets);
-    }
-    return new StepSeries(ts, out);
   }
 
   /**
@@ -238,9 +186,5 @@ public final class HistogramQuantile {
     return i;
   }
 
-  private static double[] nanArray(int n) {
-    double[] a = new double[n];
-    Arrays.fill(a, Double.NaN);
-    return a;
-  }
+
 }

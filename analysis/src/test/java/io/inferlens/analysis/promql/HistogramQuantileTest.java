@@ -97,39 +97,4 @@ class HistogramQuantileTest {
     assertThat(HistogramQuantile.parseUpperBound(" 1")).isEmpty();
     assertThat(HistogramQuantile.parseUpperBound("abc")).isEmpty();
   }
-
-  /** A counter at 0, 60, ..., 300 s rising {@code perSecond}, from 1000 (far from zero). */
-  static Series bucket(String engine, String le, double perSecond) {
-    double[] pairs = new double[12];
-    for (int i = 0; i < 6; i++) {
-      pairs[2 * i] = 60 * i;
-      pairs[2 * i + 1] = 1000 + perSecond * 60 * i;
-    }
-    return TestSeries.of(
-        LabelSet.of("__name__", "x_bucket", "engine", engine, "le", le), pairs);
-  }
-
-  @Test
-  void sumsBucketRatesByLeAcrossEngines() {
-    List<Series> in = List.of(
-        bucket("a", "0.1", 1), bucket("a", "0.5", 2), bucket("a", "1", 3), bucket("a", "+Inf", 4),
-        bucket("b", "0.1", 0), bucket("b", "0.5", 1), bucket("b", "1", 2), bucket("b", "+Inf", 4),
-        bucket("b", "not-a-number", 1000));
-    // summed rates: 0.1:1, 0.5:3, 1:5, +Inf:8; rank 4 in (0.5, 1]: 0.5 + 0.5 * (1/2)
-    StepSeries r = HistogramQuantile.ofSummedRates(0.5, in, 300 * S,
-        new StepRange(0, 300 * S, 60 * S));
-    assertThat(r.value(0)).isNaN(); // one sample per bucket in [-300, 0]: no rate
-    assertThat(r.value(5)).isCloseTo(0.75, within(1e-12));
-    // only engine a (rates 1, 2, 3, 4): rank 2 at 0.5 exactly
-    StepSeries a = HistogramQuantile.ofSummedRates(0.5, in.subList(0, 4), 300 * S,
-        StepRange.instant(300 * S));
-    assertThat(a.value(0)).isCloseTo(0.5, within(1e-12));
-  }
-
-  @Test
-  void missingInfBucketAtAStepGivesNaN() {
-    List<Series> in = List.of(bucket("a", "0.1", 1), bucket("a", "1", 3));
-    assertThat(HistogramQuantile.ofSummedRates(0.5, in, 300 * S, StepRange.instant(300 * S))
-        .value(0)).isNaN();
-  }
 }

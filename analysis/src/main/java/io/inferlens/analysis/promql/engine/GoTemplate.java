@@ -16,7 +16,7 @@ final class GoTemplate {
    * @param m a matcher that matched
    * @return the expanded text
    */
-  static String expand(String template, java.util.regex.Matcher m) {
+  static String expand(String template, com.google.re2j.Matcher m) {
     StringBuilder sb = new StringBuilder();
     int i = 0;
     int n = template.length();
@@ -75,7 +75,7 @@ final class GoTemplate {
     return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
   }
 
-  private static String group(java.util.regex.Matcher m, String name) {
+  private static String group(com.google.re2j.Matcher m, String name) {
     boolean digits = true;
     for (int i = 0; i < name.length(); i++) {
       if (name.charAt(i) < '0' || name.charAt(i) > '9') {

@@ -5,6 +5,8 @@ import io.inferlens.analysis.promql.ast.Expr;
 import io.inferlens.analysis.promql.ast.Function;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.Matcher;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -17,8 +19,6 @@ import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.function.DoubleUnaryOperator;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * The functions of instant vectors and scalars at one step, as Prometheus 2.42's
@@ -221,7 +221,8 @@ final class InstantFunctions {
     String regex = stringArg(exprs, 4);
     Pattern p;
     try {
-      p = Pattern.compile("^(?:" + regex.replace("(?P<", "(?<") + ")$", Pattern.DOTALL);
+      // RE2 syntax and linear-time matching, as Go's regexp that Prometheus uses
+      p = Pattern.compile("^(?:" + regex + ")$", Pattern.DOTALL);
     } catch (PatternSyntaxException ex) {
       throw QueryException.execution("invalid regular expression in label_replace(): %s", regex);
     }
@@ -232,7 +233,7 @@ final class InstantFunctions {
     List<Sample> out = new ArrayList<>(in.size());
     for (Sample s : in) {
       String value = s.labels().get(src);
-      java.util.regex.Matcher m = p.matcher(value == null ? "" : value);
+      com.google.re2j.Matcher m = p.matcher(value == null ? "" : value);
       if (!m.matches()) {
         out.add(s);
         continue;

@@ -1,13 +1,12 @@
 package io.inferlens.analysis.promql.engine;
 
-import io.inferlens.analysis.promql.RangeFunctions;
 import io.inferlens.analysis.promql.ast.Function;
 import io.inferlens.analysis.promql.ast.Printer;
 
 /**
  * The functions of a range vector, applied to one series' window of samples at one step, as
  * Prometheus 2.42's {@code promql/functions.go}: {@code rate}/{@code increase}/{@code delta}
- * extrapolate ({@link RangeFunctions#extrapolatedRate}); {@code irate}/{@code idelta} use the last
+ * extrapolate ({@link #extrapolatedRate}); {@code irate}/{@code idelta} use the last
  * two samples; {@code *_over_time} aggregate the window (sums Kahan-Neumaier compensated, as
  * 2.42); {@code deriv} and {@code predict_linear} fit a least-squares line
  * ({@code linearRegression}, x in seconds from the first sample, or from the step time for
@@ -104,8 +103,8 @@ final class WindowFunctions {
     if (w.size() < 2) {
       return false;
     }
-    double seconds = perSecond ? RangeFunctions.goDurationSeconds(w.rangeMs) : Double.NaN;
-    out[0] = RangeFunctions.extrapolatedRate(w.t, w.v, w.from, w.to, w.rangeStartMs,
+    double seconds = perSecond ? goDurationSeconds(w.rangeMs) : Double.NaN;
+    out[0] = extrapolatedRate(w.t, w.v, w.from, w.to, w.rangeStartMs,
         w.rangeEndMs, counter, seconds);
     return true;
   }
@@ -330,4 +329,92 @@ final class WindowFunctions {
     out[0] = s1;
     return true;
   }
+
+  /**
+   * Prometheus 2.42 {@code extrapolatedRate} over the samples {@code [from, to)} of one window,
+   * operation for operation (so results agree to the last bit in ordinary cases):
+   *
+   * <ol>
+   *   <li>fewer than 2 samples: no value (NaN);
+   *   <li>result = last - first; for counters, every drop adds the value before it (a reset);
+   *   <li>durations in seconds from the window start to the first sample and from the last sample
+   *       to the window end; for counters with a positive result and a non-negative first value,
+   *       the start duration is capped at the extrapolated time to zero
+   *       ({@code sampledInterval * first / result}), so a counter is never extrapolated below 0;
+   *   <li>each edge is extrapolated to in full if it is closer than 1.1 average sample intervals,
+   *       otherwise by half an average interval;
+   *   <li>result × extrapolated interval / sampled interval, divided by the range in seconds for a
+   *       rate.
+   * </ol>
+   *
+   * @param timestampsMs sample timestamps, milliseconds, strictly ascending within the window
+   * @param values sample values, parallel to {@code timestampsMs}
+   * @param from first sample index in the window, inclusive
+   * @param to last sample index in the window, exclusive
+   * @param rangeStartMs window start ({@code t - range}), milliseconds
+   * @param rangeEndMs window end ({@code t}), milliseconds
+   * @param isCounter whether to handle resets and clamp at zero ({@code rate}, {@code increase})
+   * @param rateRangeSeconds the range in seconds to divide by for a rate, or NaN for no division
+   *     ({@code increase}, {@code delta})
+   * @return the rate (per second), increase or delta; NaN when fewer than 2 samples
+   */
+  static double extrapolatedRate(long[] timestampsMs, double[] values, int from, int to,
+      long rangeStartMs, long rangeEndMs, boolean isCounter, double rateRangeSeconds) {
+    int n = to - from;
+    if (n < 2) {
+      return Double.NaN;
+    }
+    double first = values[from];
+    double result = values[to - 1] - first;
+    if (isCounter) {
+      double prev = first;
+      for (int i = from + 1; i < to; i++) {
+        if (values[i] < prev) {
+          result += prev;
+        }
+        prev = values[i];
+      }
+    }
+    long firstTs = timestampsMs[from];
+    long lastTs = timestampsMs[to - 1];
+    double durationToStart = (double) (firstTs - rangeStartMs) / 1000;
+    double durationToEnd = (double) (rangeEndMs - lastTs) / 1000;
+    double sampledInterval = (double) (lastTs - firstTs) / 1000;
+    double averageDurationBetweenSamples = sampledInterval / (double) (n - 1);
+
+    if (isCounter && result > 0 && first >= 0) {
+      double durationToZero = sampledInterval * (first / result);
+      if (durationToZero < durationToStart) {
+        durationToStart = durationToZero;
+      }
+    }
+    double extrapolationThreshold = averageDurationBetweenSamples * 1.1 /* extrapolation threshold, as 2.42 */;
+    double extrapolateToInterval = sampledInterval;
+    if (durationToStart < extrapolationThreshold) {
+      extrapolateToInterval += durationToStart;
+    } else {
+      extrapolateToInterval += averageDurationBetweenSamples / 2;
+    }
+    if (durationToEnd < extrapolationThreshold) {
+      extrapolateToInterval += durationToEnd;
+    } else {
+      extrapolateToInterval += averageDurationBetweenSamples / 2;
+    }
+    double factor = extrapolateToInterval / sampledInterval;
+    if (!Double.isNaN(rateRangeSeconds)) {
+      factor /= rateRangeSeconds;
+    }
+    return result * factor;
+  }
+
+  /**
+   * Go's {@code time.Duration.Seconds()} for a whole number of milliseconds: whole seconds plus the
+   * fraction, each converted separately, so 300000 ms gives exactly 300.0.
+   */
+  static double goDurationSeconds(long ms) {
+    long sec = ms / 1000;
+    long nanos = (ms % 1000) * 1_000_000L;
+    return (double) sec + (double) nanos / 1e9;
+  }
+
 }
