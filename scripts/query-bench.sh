@@ -26,11 +26,15 @@ mkdir -p "$(dirname "$RESULTS")"
 WORK=$(mktemp -d /tmp/qbench.XXXXXX)
 RX_PID=; PROM_PID=
 cleanup() {
-  [ -n "$RX_PID" ] && kill "$RX_PID" 2>/dev/null && wait "$RX_PID" 2>/dev/null
-  [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
+  set +e  # a killed server's exit status must not stop the cleanup half-way
+  for pid in $RX_PID $PROM_PID; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
   if [ "${KEEP:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
+
+for port in "$RX_PORT" "$PROM_PORT"; do
+  if ss -ltn "sport = :$port" | grep -q LISTEN; then echo "port $port is taken (RX_PORT / PROM_PORT)" >&2; exit 2; fi
+done
 
 # Prometheus without scrape jobs (Debian's packaged config would scrape itself and add series).
 printf 'global:\n  scrape_interval: 15s\n' > "$WORK/prometheus.yml"
@@ -46,6 +50,7 @@ for port in "$RX_PORT" "$PROM_PORT"; do
   for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$port/-/ready" > /dev/null && break; sleep 0.3; done
   curl -sf "http://127.0.0.1:$port/-/ready" > /dev/null || { echo "port $port not ready" >&2; exit 1; }
 done
+for pid in $RX_PID $PROM_PID; do kill -0 "$pid" || { echo "pid $pid exited; see $WORK/*.log" >&2; exit 1; }; done
 echo "InferLens pid $RX_PID on :$RX_PORT, Prometheus pid $PROM_PID on :$PROM_PORT, data in $WORK"
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
