@@ -143,6 +143,8 @@ public final class InferLensServer implements AutoCloseable {
     sb.service("/api/v1/read", new RemoteReadService(store.querier(), config.maxRequestBytes(),
         config.maxReadSeries(), config.maxReadBytes(), metrics));
     new PrometheusApi(store.querier(), clock).bind(sb);
+    new QueryApi(new io.inferlens.analysis.promql.engine.Engine(store.querier(), config.query()),
+        clock).bind(sb);
     new PrometheusMetaApi(store.querier(), clock).bind(sb);
     // Analysis requests say what the warm-up keeps warm; it evaluates nothing nobody asked for.
     // Bound to those routes only, so remote-write requests never pass through it.

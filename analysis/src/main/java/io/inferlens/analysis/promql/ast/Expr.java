@@ -7,8 +7,9 @@ import java.util.Objects;
 /**
  * A parsed PromQL expression: the abstract syntax tree of Prometheus 2.x
  * ({@code promql/parser/ast.go}), as immutable records. Durations, offsets and {@code @}
- * timestamps are milliseconds; {@link #toString()} prints the expression back as PromQL in the
- * form {@code /api/v1/format_query} answers ({@link Printer}).
+ * timestamps are milliseconds; {@link #toString()} prints the expression back as PromQL on one
+ * line, as Prometheus's {@code String()} ({@link Printer#print}); {@link Printer#pretty} gives
+ * the form {@code /api/v1/format_query} answers.
  *
  * <p>The parser ({@code io.inferlens.analysis.promql.parse.Parser}) builds only well-typed trees:
  * every node's {@link #type()} is what its parent expects.

@@ -7,9 +7,11 @@ import java.util.List;
 
 /**
  * Prints an expression back as PromQL on one line, the way Prometheus 2.42's {@code String()}
- * methods in {@code promql/parser/ast.go} and {@code printer.go} do: selector matchers sorted and
- * joined by {@code ,}, {@code @} before {@code offset}, durations in Prometheus's
- * {@code model.Duration} form ({@code 1h30m}), numbers in shortest form ({@code +Inf}, {@code NaN}).
+ * methods in {@code promql/parser/printer.go} do: selector matchers sorted (by bytes) and joined
+ * by {@code ,}, {@code @} before {@code offset}, durations in Prometheus's {@code model.Duration}
+ * form ({@code 1h30m}), number literals as Go's {@code %v} ({@code 1e+06}, {@code +Inf},
+ * {@code NaN}), strings as Go's {@code %q}. {@link #pretty(Expr)} gives the multi-line form of
+ * {@code /api/v1/format_query}.
  */
 public final class Printer {
 
@@ -17,17 +19,29 @@ public final class Printer {
 
   /**
    * @param e an expression
-   * @return its one-line PromQL text
+   * @return its one-line PromQL text (Prometheus's {@code String()})
    */
   public static String print(Expr e) {
-    StringBuilder sb = new StringBuilder();
-    print(e, sb);
-    return sb.toString();
+    return LargeStack.call(() -> {
+      StringBuilder sb = new StringBuilder();
+      print(e, sb);
+      return sb.toString();
+    });
+  }
+
+  /**
+   * @param e an expression
+   * @return its text as {@code /api/v1/format_query} gives it (Prometheus's
+   *     {@code Pretty(0)}): lines longer than 100 bytes split, two-space indents
+   * @see PrettyPrinter
+   */
+  public static String pretty(Expr e) {
+    return PrettyPrinter.pretty(e);
   }
 
   private static void print(Expr e, StringBuilder sb) {
     if (e instanceof Expr.NumberLiteral n) {
-      sb.append(number(n.value()));
+      sb.append(GoFormat.formatFloat(n.value()));
     } else if (e instanceof Expr.StringLiteral s) {
       sb.append(quote(s.value()));
     } else if (e instanceof Expr.VectorSelector v) {
@@ -51,13 +65,7 @@ public final class Printer {
     } else if (e instanceof Expr.Binary b) {
       binary(b, sb);
     } else if (e instanceof Expr.Aggregate a) {
-      sb.append(a.op().text());
-      if (a.without()) {
-        sb.append(" without (").append(String.join(", ", a.grouping())).append(") ");
-      } else if (!a.grouping().isEmpty()) {
-        sb.append(" by (").append(String.join(", ", a.grouping())).append(") ");
-      }
-      sb.append('(');
+      sb.append(aggregateHead(a)).append('(');
       if (a.param() != null) {
         print(a.param(), sb);
         sb.append(", ");
@@ -82,9 +90,28 @@ public final class Printer {
     }
   }
 
-  private static void binary(Expr.Binary b, StringBuilder sb) {
-    print(b.lhs(), sb);
-    sb.append(' ').append(b.op().text());
+  /**
+   * @param a an aggregation
+   * @return its operator and grouping, such as {@code sum by (job) } with the trailing space
+   *     (Prometheus's {@code getAggOpStr})
+   */
+  static String aggregateHead(Expr.Aggregate a) {
+    if (a.without()) {
+      return a.op().text() + " without (" + String.join(", ", a.grouping()) + ") ";
+    }
+    if (!a.grouping().isEmpty()) {
+      return a.op().text() + " by (" + String.join(", ", a.grouping()) + ") ";
+    }
+    return a.op().text();
+  }
+
+  /**
+   * @param b a binary operation
+   * @return its operator with {@code bool} and the matching clause, such as
+   *     {@code + on (job) group_left ()}
+   */
+  static String operator(Expr.Binary b) {
+    StringBuilder sb = new StringBuilder(b.op().text());
     if (b.returnBool()) {
       sb.append(" bool");
     }
@@ -99,7 +126,12 @@ public final class Printer {
             .append(String.join(", ", vm.include())).append(')');
       }
     }
-    sb.append(' ');
+    return sb.toString();
+  }
+
+  private static void binary(Expr.Binary b, StringBuilder sb) {
+    print(b.lhs(), sb);
+    sb.append(' ').append(operator(b)).append(' ');
     print(b.rhs(), sb);
   }
 
@@ -116,7 +148,7 @@ public final class Printer {
       sb.append(v.name());
     }
     if (!parts.isEmpty()) {
-      parts.sort(null);
+      parts.sort(GoFormat::compareUtf8);
       sb.append('{').append(String.join(",", parts)).append('}');
     }
   }
@@ -124,8 +156,8 @@ public final class Printer {
   private static void atAndOffset(Expr.At at, long offsetMs, StringBuilder sb) {
     if (at != null) {
       switch (at.kind()) {
-        case TIMESTAMP -> sb.append(" @ ").append(
-            String.format(java.util.Locale.ROOT, "%.3f", at.timestampMs() / 1000.0));
+        case TIMESTAMP -> sb.append(" @ ")
+            .append(GoFormat.formatFixed(at.timestampMs() / 1000.0, 3));
         case START -> sb.append(" @ start()");
         case END -> sb.append(" @ end()");
       }
@@ -158,9 +190,11 @@ public final class Printer {
   }
 
   /**
-   * Formats a duration as Prometheus's {@code model.Duration.String()}: the largest units first
-   * ({@code y} = 365 d, {@code w}, {@code d}, {@code h}, {@code m}, {@code s}, {@code ms}), zero
-   * units left out, {@code 0s} for zero.
+   * Formats a duration as Prometheus's {@code model.Duration.String()} (prometheus/common
+   * v0.39 {@code model/time.go}): the largest units first, {@code y} (365 d) and {@code w} only
+   * when they divide the whole duration ({@code 1y}, {@code 2w}, but {@code 15d},
+   * {@code 382d4h}), then {@code d}, {@code h}, {@code m}, {@code s}, {@code ms}; zero units
+   * left out, {@code 0s} for zero.
    *
    * @param ms the duration, milliseconds, not negative
    * @return its text, such as {@code 1h30m}
@@ -174,6 +208,9 @@ public final class Printer {
     StringBuilder sb = new StringBuilder();
     long rest = ms;
     for (int i = 0; i < units.length; i++) {
+      if (i < 2 && rest % units[i] != 0) {
+        continue;
+      }
       long n = rest / units[i];
       if (n > 0) {
         sb.append(n).append(names[i]);
@@ -184,31 +221,12 @@ public final class Printer {
   }
 
   /**
-   * Quotes a string as Go's {@code strconv.Quote}: double quotes, backslash escapes for
-   * {@code " \ \n \t \r} and other control characters.
+   * Quotes a string as Go's {@code strconv.Quote} ({@link GoFormat#quote}).
    *
    * @param s the string
    * @return the quoted text
    */
   public static String quote(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\t' -> sb.append("\\t");
-        case '\r' -> sb.append("\\r");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            sb.append(String.format("\\x%02x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    return sb.append('"').toString();
+    return GoFormat.quote(s);
   }
 }
