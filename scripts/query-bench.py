@@ -22,6 +22,8 @@ Queries (times are multiples of the step, as Grafana aligns them):
   rate1h30d    rate(qbench_requests_total[1h]) over the same 30 days, step 1h
   rate1h30d@1h the same on InferLens with max_source_resolution=1h (rollups; values differ from
                raw by design: no extrapolation), compared with InferLens's raw answer
+  floor30d     vector(1) over the same 30 days: a request that reads no samples (HTTP, parsing,
+               717 points of JSON), the floor under the two above
 
 Results agree when both have the same series (label sets) with the same timestamps and every
 value within 1e-6 relative (1e-12 absolute near zero; NaN equals NaN). Peak RSS is VmHWM from
@@ -306,6 +308,7 @@ def main():
         ("hq100x1d", "histogram_quantile(0.95, sum by (le) (rate(vllm:e2e_request_latency_seconds_bucket[5m])))",
          start1d, end1d, 60),
         ("rate1h30d", "rate(qbench_requests_total[1h])", start30, end30, H),
+        ("floor30d", "vector(1)", start30, end30, H),
     ]
     for i, e in enumerate(panels):
         queries.append(("panel:%d" % i, e, start7, end7, step7))
@@ -387,7 +390,8 @@ def main():
               ("hq100x1d", "histogram_quantile(0.95, sum by (le)(rate(bucket[5m]))), 100 targets x 1 d, step 60s"),
               ("dashboard", "Live overview load, %d panel queries at once, 7 d, step %ds" % (len(panels), step7)),
               ("rate1h30d", "rate(counter[1h]), 30 d, step 1h, raw"),
-              ("rate1h30d@1h", "the same, max_source_resolution=1h (InferLens only)")]
+              ("rate1h30d@1h", "the same, max_source_resolution=1h (InferLens only)"),
+              ("floor30d", "vector(1), 30 d, step 1h: the cost of a request that reads nothing")]
     labels += [("panel:%d" % i, "  panel query %d alone: %s" % (i, panels[i][:70] + ("..." if len(panels[i]) > 70 else "")))
                for i in range(len(panels))]
     lines = []
