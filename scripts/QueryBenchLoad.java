@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Data, every series scraped each 15 s, ending at {@code --end-ms} (default ten minutes ago):
  * <ul>
- *   <li>one counter {@code qbench_requests_total} over 29.9 days, with two resets;
+ *   <li>one counter {@code qbench_requests_total} over 29.9 days, with two resets, and 50 more
+ *       ({@code qbench_fleet_requests_total}, one per instance) for a 30-day panel over many
+ *       series;
  *   <li>{@code vllm:e2e_request_latency_seconds} (vLLM 0.13's 21 bucket bounds and +Inf, plus
  *       {@code _sum} and {@code _count}) for 100 targets over the last day;
  *   <li>for the first 4 of those targets over the last 7 days instead: that histogram,
@@ -36,7 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Values come from a seeded generator, so a given end time always gives the same bytes.
  *
  * <p>Usage: {@code java scripts/QueryBenchLoad.java [--end-ms MS] [--shards N]
- * [--batch-samples N] [--manifest FILE] URL...}. Time is cut into 1-hour blocks; each shard (a
+ * [--batch-samples N] [--targets N] [--dashboard-targets N] [--wide-counters N]
+ * [--manifest FILE] URL...}. Time is cut into 1-hour blocks; each shard (a
  * thread, a fixed subset of the series, one request in flight per receiver like a Prometheus
  * remote-write shard) sends its part of a block, and no shard starts the next block before all
  * finished this one. A 5xx or 429 answer is retried (30 ms doubling to 5 s, 10 times); any other
@@ -128,10 +131,14 @@ public final class QueryBenchLoad {
     double value;
 
     CounterGroup(long startMs, long endMs, int capacity) {
-      super(startMs, 1);
+      this(startMs, endMs, capacity, 1, "qbench_requests_total", "qbench-0:9100");
+    }
+
+    CounterGroup(long startMs, long endMs, int capacity, long seed, String name,
+        String instance) {
+      super(startMs, seed);
       this.endMs = endMs;
-      series.add(new Series(capacity, "__name__", "qbench_requests_total", "job", "qbench",
-          "instance", "qbench-0:9100"));
+      series.add(new Series(capacity, "__name__", name, "job", "qbench", "instance", instance));
     }
 
     @Override
@@ -411,6 +418,7 @@ public final class QueryBenchLoad {
     int batchSamples = 50_000;
     int fleet = 100;
     int dash = 4;
+    int wide = 50;
     Path manifest = null;
     List<URI> urls = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
@@ -420,6 +428,7 @@ public final class QueryBenchLoad {
         case "--batch-samples": batchSamples = Integer.parseInt(args[++i]); break;
         case "--targets": fleet = Integer.parseInt(args[++i]); break;
         case "--dashboard-targets": dash = Integer.parseInt(args[++i]); break;
+        case "--wide-counters": wide = Integer.parseInt(args[++i]); break;
         case "--manifest": manifest = Path.of(args[++i]); break;
         default: urls.add(URI.create(args[i]));
       }
@@ -434,6 +443,10 @@ public final class QueryBenchLoad {
 
     List<Group> groups = new ArrayList<>();
     groups.add(new CounterGroup(counterStart, endMs, cap));
+    for (int i = 0; i < wide; i++) {
+      groups.add(new CounterGroup(counterStart, endMs, cap, 2000 + i, "qbench_fleet_requests_total",
+          String.format(Locale.ROOT, "qbench-%03d:9100", i)));
+    }
     for (int i = 0; i < fleet; i++) {
       groups.add(new TargetGroup(i, i < dash ? dashStart : fleetStart, i < dash, cap));
     }
@@ -480,10 +493,11 @@ public final class QueryBenchLoad {
     }
     String json = String.format(Locale.ROOT, "{\"end_ms\": %d, \"counter_start_ms\": %d, "
         + "\"fleet_start_ms\": %d, \"dashboard_start_ms\": %d, \"targets\": %d, "
+        + "\"wide_counters\": %d, "
         + "\"dashboard_instances\": [%s], \"series\": %d, \"samples_per_receiver\": %d, "
         + "\"requests_per_receiver\": %d, \"retries\": %d, \"receivers\": %d, "
         + "\"all_acknowledged\": true, \"seconds\": %.1f}",
-        endMs, counterStart, fleetStart, dashStart, fleet, inst, seriesCount, SAMPLES.get(),
+        endMs, counterStart, fleetStart, dashStart, fleet, wide, inst, seriesCount, SAMPLES.get(),
         REQUESTS.get(), RETRIES.get(), urls.size(), secs);
     System.out.println(json);
     if (manifest != null) {
