@@ -171,43 +171,7 @@ final class ChunkQuerier {
       if (refs.isEmpty()) {
         return;
       }
-      SampleRun[] runs = new SampleRun[refs.size()];
-      boolean[] found = new boolean[refs.size()];
-      for (int i = 0; i < refs.size(); i++) {
-        SeriesRef ref = refs.get(i);
-        SampleRun run = new SampleRun(16);
-        synchronized (ref) {
-          if (ref.head != null) {
-            ref.head.copyRange(startMs, endMs, run);
-          }
-        }
-        runs[i] = run;
-        found[i] = run.size() > 0;
-      }
-      rocks.partitionLock.readLock().lock();
-      try {
-        for (ColumnFamilyHandle cf :
-            rocks.partitions(PartitionKind.CHUNKS, StoreCore.windowStart(startMs), endMs)
-                .values()) {
-          try (RocksIterator it = rocks.db.newIterator(cf)) {
-            for (int i = 0; i < refs.size(); i++) {
-              if (existsOnly && found[i]) {
-                continue;
-              }
-              ChunkReads.read(it, refs.get(i).id, startMs, endMs, runs[i], existsOnly, null);
-              found[i] = runs[i].size() > 0;
-            }
-          }
-        }
-      } finally {
-        rocks.partitionLock.readLock().unlock();
-      }
-      for (int i = 0; i < refs.size(); i++) {
-        if (runs[i].size() > 0) {
-          runs[i].sortAndDedupe();
-          visitor.visit(refs.get(i), runs[i]);
-        }
-      }
+      readBatch(refs, startMs, endMs, existsOnly, visitor);
     } catch (RocksDBException e) {
       throw new StorageException("reading samples for " + matchers + " in [" + startMs + ", "
           + endMs + "] ms failed: " + e.getMessage(), e);
@@ -215,6 +179,109 @@ final class ChunkQuerier {
       lifecycle.readLock().unlock();
     }
   }
+
+  /**
+   * Reads the runs of {@code refs} (head first, then each chunk partition of the range with one
+   * iterator reused across the series) and visits those with samples. Caller holds the
+   * lifecycle read lock.
+   */
+  private void readBatch(List<SeriesRef> refs, long startMs, long endMs, boolean existsOnly,
+      RunVisitor visitor) throws RocksDBException {
+    SampleRun[] runs = new SampleRun[refs.size()];
+    boolean[] found = new boolean[refs.size()];
+    for (int i = 0; i < refs.size(); i++) {
+      SeriesRef ref = refs.get(i);
+      SampleRun run = new SampleRun(16);
+      synchronized (ref) {
+        if (ref.head != null) {
+          ref.head.copyRange(startMs, endMs, run);
+        }
+      }
+      runs[i] = run;
+      found[i] = run.size() > 0;
+    }
+    rocks.partitionLock.readLock().lock();
+    try {
+      for (ColumnFamilyHandle cf :
+          rocks.partitions(PartitionKind.CHUNKS, StoreCore.windowStart(startMs), endMs)
+              .values()) {
+        try (RocksIterator it = rocks.db.newIterator(cf)) {
+          for (int i = 0; i < refs.size(); i++) {
+            if (existsOnly && found[i]) {
+              continue;
+            }
+            ChunkReads.read(it, refs.get(i).id, startMs, endMs, runs[i], existsOnly, null);
+            found[i] = runs[i].size() > 0;
+          }
+        }
+      }
+    } finally {
+      rocks.partitionLock.readLock().unlock();
+    }
+    for (int i = 0; i < refs.size(); i++) {
+      if (runs[i].size() > 0) {
+        runs[i].sortAndDedupe();
+        visitor.visit(refs.get(i), runs[i]);
+      }
+    }
+  }
+
+  /** Series per batch of {@link #selectEach}: bounds the samples held at once. */
+  static final int SELECT_BATCH = 128;
+
+  /**
+   * {@link #select}, handing the series to {@code visitor} one at a time, in label-set order, in
+   * batches of {@value #SELECT_BATCH} series, so a reader holds the samples of one batch at a
+   * time instead of all of them. The store's locks are held while a batch is read, not while
+   * the visitor runs.
+   *
+   * @param matchers as for {@link #select}
+   * @param startMs first timestamp to include, milliseconds
+   * @param endMs last timestamp to include, milliseconds
+   * @param visitor receives each series with a sample in range; it owns the arrays
+   * @throws IllegalArgumentException as for {@link #select}
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  public void selectEach(List<Matcher> matchers, long startMs, long endMs,
+      Querier.SeriesVisitor visitor) throws StorageException {
+    long s0 = Math.max(startMs, -TimeSeriesStore.MAX_ABS_TIMESTAMP_MS);
+    long e0 = Math.min(endMs, TimeSeriesStore.MAX_ABS_TIMESTAMP_MS);
+    List<SeriesRef> refs = new ArrayList<>();
+    lifecycle.readLock().lock();
+    try {
+      core.ensureOpen();
+      if (e0 < s0) {
+        return;
+      }
+      for (SeriesRef ref : index.resolve(matchers)) {
+        if (ref.mayHaveSamples(s0, e0)) {
+          refs.add(ref);
+        }
+      }
+    } finally {
+      lifecycle.readLock().unlock();
+    }
+    refs.sort((a, b) -> LabelOrder.compare(a.labels, b.labels));
+    for (int from = 0; from < refs.size(); from += SELECT_BATCH) {
+      List<SeriesRef> batch = refs.subList(from, Math.min(refs.size(), from + SELECT_BATCH));
+      List<Series> out = new ArrayList<>(batch.size());
+      lifecycle.readLock().lock();
+      try {
+        core.ensureOpen();
+        readBatch(batch, s0, e0, false, (ref, run) -> out.add(
+            new Series(ref.labels, run.timestamps(), run.values())));
+      } catch (RocksDBException e) {
+        throw new StorageException("reading samples for " + matchers + " in [" + s0 + ", "
+            + e0 + "] ms failed: " + e.getMessage(), e);
+      } finally {
+        lifecycle.readLock().unlock();
+      }
+      for (Series series : out) {
+        visitor.visit(series);
+      }
+    }
+  }
+
   /** {@link #scan} for known refs, under the caller's lifecycle read lock. */
   void scanRefs(List<SeriesRef> refs, long startMs, long endMs, RunVisitor visitor)
       throws RocksDBException {

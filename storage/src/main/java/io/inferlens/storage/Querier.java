@@ -44,6 +44,33 @@ public interface Querier {
   List<Series> select(List<Matcher> matchers, long startMs, long endMs) throws StorageException;
 
   /**
+   * {@link #select}, handing the series over one at a time in label-set order, so a reader that
+   * evaluates series by series (the PromQL engine's range functions) holds a bounded part of
+   * them at once. Implementations read in batches; the default reads all, then hands them over.
+   *
+   * @param matchers as for {@link #select}
+   * @param startMs first timestamp to include, milliseconds
+   * @param endMs last timestamp to include, milliseconds
+   * @param visitor receives each matching series with a sample in range, and owns its arrays;
+   *     a runtime exception it throws stops the read and propagates
+   * @throws IllegalArgumentException see the class comment
+   * @throws StorageException if RocksDB fails or the store is closed
+   */
+  default void selectEach(List<Matcher> matchers, long startMs, long endMs,
+      SeriesVisitor visitor) throws StorageException {
+    for (Series s : select(matchers, startMs, endMs)) {
+      visitor.visit(s);
+    }
+  }
+
+  /** Receives the series of {@link #selectEach}, one at a time. */
+  @FunctionalInterface
+  interface SeriesVisitor {
+    /** @param series one series with its samples, which the visitor owns */
+    void visit(Series series);
+  }
+
+  /**
    * Lists matching series that have a sample in range, reading at most one chunk per series.
    *
    * @param matchers as for {@link #select}

@@ -256,6 +256,12 @@ public final class TimeSeriesStore
   }
 
   @Override
+  public void selectEach(List<Matcher> matchers, long startMs, long endMs,
+      SeriesVisitor visitor) throws StorageException {
+    chunks.selectEach(matchers, startMs, endMs, visitor);
+  }
+
+  @Override
   public List<LabelSet> series(List<Matcher> matchers, long startMs, long endMs)
       throws StorageException {
     return chunks.series(matchers, startMs, endMs);

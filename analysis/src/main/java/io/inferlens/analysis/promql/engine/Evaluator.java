@@ -193,12 +193,8 @@ final class Evaluator {
     long firstRef = refTime(vs.at(), stepTime(0)) - off;
     long lastRef = refTime(vs.at(), stepTime(Math.max(steps - 1, 0))) - off;
     long lookback = options.lookbackDeltaMs();
-    List<Series> raw = select(vs.matchers(), firstRef - lookback, lastRef);
-    List<PointSeries> out = new ArrayList<>(raw.size());
-    long held = 0;
-    long points = 0;
-    for (Series s : raw) {
-      held += s.size();
+    List<PointSeries> out = new ArrayList<>();
+    selectEach(vs.matchers(), firstRef - lookback, lastRef, s -> {
       long[] t = s.timestampsMs();
       long[] bits = s.valueBits();
       PointSeries ps = null;
@@ -221,11 +217,9 @@ final class Evaluator {
       }
       if (ps != null) {
         out.add(ps);
-        points += ps.size();
+        budget.take(ps.size());
       }
-    }
-    budget.release(held);
-    budget.take(points);
+    });
     if (timestamps) {
       requireDistinct(out);
     }
@@ -443,138 +437,140 @@ final class Evaluator {
       }
     }
     Expr m = args.get(matrixIndex);
-    long rangeMs;
-    long offsetMs;
-    Expr.At at;
-    // Per series: times, and values either as doubles (subquery points, or a copy without stale
-    // markers) or as the store's own bit array (no copy, the common case).
-    List<long[]> times = new ArrayList<>();
-    List<double[]> values = new ArrayList<>();
-    List<long[]> bitValues = new ArrayList<>();
-    List<LabelSet> labels = new ArrayList<>();
-    List<Integer> sizes = new ArrayList<>();
-    long held = 0;
+    WindowFunctions.Window w = new WindowFunctions.Window();
+    w.args = new double[args.size()];
+    WindowFunctions.Fn fn = WindowFunctions.of(f);
+    List<PointSeries> out = new ArrayList<>();
     if (m instanceof Expr.Subquery sq) {
-      rangeMs = sq.rangeMs();
-      offsetMs = sq.offsetMs();
-      at = sq.at();
-      for (PointSeries s : subquery(sq)) {
-        times.add(s.timestampsArray());
-        values.add(s.valuesArray());
-        bitValues.add(null);
-        labels.add(s.labels());
-        sizes.add(s.size());
+      w.rangeMs = sq.rangeMs();
+      List<PointSeries> points = subquery(sq);
+      long held = 0;
+      for (PointSeries s : points) {
         held += s.size();
       }
+      for (int j = 0; j < points.size(); j++) {
+        PointSeries s = points.get(j);
+        points.set(j, null); // not needed once evaluated
+        w.dv = s.valuesArray();
+        w.bits = null;
+        window(f, fn, w, s.labels(), s.timestampsArray(), s.size(), sq.at(), sq.offsetMs(),
+            scalars, out);
+      }
+      budget.release(held);
     } else {
       Expr.MatrixSelector ms = (Expr.MatrixSelector) m;
-      rangeMs = ms.rangeMs();
-      offsetMs = ms.selector().offsetMs();
-      at = ms.selector().at();
+      w.rangeMs = ms.rangeMs();
+      Expr.At at = ms.selector().at();
+      long offsetMs = ms.selector().offsetMs();
       long firstRef = refTime(at, stepTime(0)) - offsetMs;
       long lastRef = refTime(at, stepTime(Math.max(steps - 1, 0))) - offsetMs;
-      for (Series s : select(ms.selector().matchers(), firstRef - rangeMs, lastRef)) {
+      // Series by series, as the store hands them over: only a batch is held at once.
+      selectEach(ms.selector().matchers(), firstRef - ms.rangeMs(), lastRef, s -> {
         long[] bits = s.valueBits();
-        boolean stale = false;
+        long[] t = s.timestampsMs();
+        int n = s.size();
+        w.dv = null;
+        w.bits = bits;
         for (long b : bits) {
-          if (StaleMarker.is(b)) {
-            stale = true;
+          if (StaleMarker.is(b)) { // rare: copy without the stale markers
+            long[] t2 = new long[n];
+            double[] v2 = new double[n];
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+              if (!StaleMarker.is(bits[i])) {
+                t2[k] = t[i];
+                v2[k] = Double.longBitsToDouble(bits[i]);
+                k++;
+              }
+            }
+            t = t2;
+            n = k;
+            w.dv = v2;
+            w.bits = null;
             break;
           }
         }
-        if (!stale) {
-          times.add(s.timestampsMs());
-          values.add(null);
-          bitValues.add(bits);
-          sizes.add(s.size());
-        } else {
-          int n = 0;
-          long[] t = new long[s.size()];
-          double[] v = new double[s.size()];
-          for (int i = 0; i < s.size(); i++) {
-            if (!StaleMarker.is(bits[i])) {
-              t[n] = s.timestampsMs()[i];
-              v[n] = Double.longBitsToDouble(bits[i]);
-              n++;
-            }
-          }
-          times.add(t);
-          values.add(v);
-          bitValues.add(null);
-          sizes.add(n);
-        }
-        labels.add(s.labels());
-        held += s.size();
-      }
+        window(f, fn, w, s.labels(), t, n, at, offsetMs, scalars, out);
+      });
     }
-    WindowFunctions.Window w = new WindowFunctions.Window();
-    w.rangeMs = rangeMs;
-    w.args = new double[args.size()];
-    WindowFunctions.Fn fn = WindowFunctions.of(f);
-    double[] result = new double[1];
-    List<PointSeries> out = new ArrayList<>();
-    long points = 0;
-    for (int j = 0; j < times.size(); j++) {
-      long[] t = times.get(j);
-      int n = sizes.get(j);
-      w.t = t;
-      w.dv = values.get(j);
-      w.bits = bitValues.get(j);
-      // this series' arrays are not needed after its loop
-      times.set(j, null);
-      values.set(j, null);
-      bitValues.set(j, null);
-      PointSeries ps = null;
-      int lo = 0;
-      int hi = 0;
-      for (int k = 0; k < steps; k++) {
-        budget.checkDeadline();
-        long ts = stepTime(k);
-        long ref = refTime(at, ts) - offsetMs;
-        long start = ref - rangeMs;
-        while (lo < n && t[lo] < start) {
-          lo++;
-        }
-        if (hi < lo) {
-          hi = lo;
-        }
-        while (hi < n && t[hi] <= ref) {
-          hi++;
-        }
-        if (hi == lo) {
-          continue;
-        }
-        w.from = lo;
-        w.to = hi;
-        w.rangeStartMs = start;
-        w.rangeEndMs = ref;
-        w.evalMs = ts;
-        for (int i = 0; i < scalars.length; i++) {
-          if (scalars[i] != null) {
-            w.args[i] = scalars[i][k];
-          }
-        }
-        if (fn.apply(w, result)) {
-          if (ps == null) {
-            LabelSet l = f == Function.LAST_OVER_TIME ? labels.get(j)
-                : LabelBuilder.dropName(labels.get(j));
-            ps = new PointSeries(l, steps);
-          }
-          ps.add(ts, result[0]);
-        }
-      }
-      if (ps != null) {
-        out.add(ps);
-        points += ps.size();
-      }
-    }
-    budget.release(held);
-    budget.take(points);
     if (f == Function.ABSENT_OVER_TIME) {
       return absentOverTime(out, m);
     }
     requireDistinct(out);
     return out;
+  }
+
+  /** Selects series and hands them over one at a time, counting them against the budget. */
+  private void selectEach(List<Matcher> matchers, long minMs, long maxMs,
+      java.util.function.Consumer<Series> each) {
+    try {
+      querier.selectEach(matchers, minMs, maxMs, s -> {
+        budget.take(s.size());
+        try {
+          each.accept(s);
+        } finally {
+          budget.release(s.size());
+        }
+      });
+    } catch (StorageException ex) {
+      throw new QueryException(QueryException.Kind.INTERNAL,
+          "reading the store failed: " + ex.getMessage(), ex);
+    } catch (IllegalArgumentException ex) {
+      throw new QueryException(QueryException.Kind.BAD_DATA, ex.getMessage(), ex);
+    }
+  }
+
+  /**
+   * Slides the window {@code [ref - range, ref]} over one series' samples {@code [0, n)} at every
+   * step and adds the output series, if it has a value, to {@code out}.
+   */
+  private void window(Function f, WindowFunctions.Fn fn, WindowFunctions.Window w,
+      LabelSet labels, long[] t, int n, Expr.At at, long offsetMs, double[][] scalars,
+      List<PointSeries> out) {
+    w.t = t;
+    double[] result = new double[1];
+    PointSeries ps = null;
+    int lo = 0;
+    int hi = 0;
+    for (int k = 0; k < steps; k++) {
+      budget.checkDeadline();
+      long ts = stepTime(k);
+      long ref = refTime(at, ts) - offsetMs;
+      long start = ref - w.rangeMs;
+      while (lo < n && t[lo] < start) {
+        lo++;
+      }
+      if (hi < lo) {
+        hi = lo;
+      }
+      while (hi < n && t[hi] <= ref) {
+        hi++;
+      }
+      if (hi == lo) {
+        continue;
+      }
+      w.from = lo;
+      w.to = hi;
+      w.rangeStartMs = start;
+      w.rangeEndMs = ref;
+      w.evalMs = ts;
+      for (int i = 0; i < scalars.length; i++) {
+        if (scalars[i] != null) {
+          w.args[i] = scalars[i][k];
+        }
+      }
+      if (fn.apply(w, result)) {
+        if (ps == null) {
+          ps = new PointSeries(f == Function.LAST_OVER_TIME ? labels
+              : LabelBuilder.dropName(labels), steps);
+        }
+        ps.add(ts, result[0]);
+      }
+    }
+    if (ps != null) {
+      out.add(ps);
+      budget.take(ps.size());
+    }
   }
 
   /**
