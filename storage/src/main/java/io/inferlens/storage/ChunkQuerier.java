@@ -171,7 +171,7 @@ final class ChunkQuerier {
       if (refs.isEmpty()) {
         return;
       }
-      readBatch(refs, startMs, endMs, existsOnly, visitor);
+      readBatch(refs, startMs, endMs, existsOnly, 16, visitor);
     } catch (RocksDBException e) {
       throw new StorageException("reading samples for " + matchers + " in [" + startMs + ", "
           + endMs + "] ms failed: " + e.getMessage(), e);
@@ -183,15 +183,16 @@ final class ChunkQuerier {
   /**
    * Reads the runs of {@code refs} (head first, then each chunk partition of the range with one
    * iterator reused across the series) and visits those with samples. Caller holds the
-   * lifecycle read lock.
+   * lifecycle read lock. {@code capacity} sizes each run at first (a good guess saves the
+   * copies of growing).
    */
   private void readBatch(List<SeriesRef> refs, long startMs, long endMs, boolean existsOnly,
-      RunVisitor visitor) throws RocksDBException {
+      int capacity, RunVisitor visitor) throws RocksDBException {
     SampleRun[] runs = new SampleRun[refs.size()];
     boolean[] found = new boolean[refs.size()];
     for (int i = 0; i < refs.size(); i++) {
       SeriesRef ref = refs.get(i);
-      SampleRun run = new SampleRun(16);
+      SampleRun run = new SampleRun(capacity);
       synchronized (ref) {
         if (ref.head != null) {
           ref.head.copyRange(startMs, endMs, run);
@@ -238,7 +239,8 @@ final class ChunkQuerier {
    * @param matchers as for {@link #select}
    * @param startMs first timestamp to include, milliseconds
    * @param endMs last timestamp to include, milliseconds
-   * @param visitor receives each series with a sample in range; it owns the arrays
+   * @param visitor receives each series with a sample in range: its arrays (owned by the
+   *     visitor, possibly longer than the count)
    * @throws IllegalArgumentException as for {@link #select}
    * @throws StorageException if RocksDB fails or the store is closed
    */
@@ -262,23 +264,36 @@ final class ChunkQuerier {
       lifecycle.readLock().unlock();
     }
     refs.sort((a, b) -> LabelOrder.compare(a.labels, b.labels));
+    // The series of one selector tend to hold alike sample counts: size a batch's runs by the
+    // largest of the batch before, so runs rarely grow.
+    int[] capacity = {16};
     for (int from = 0; from < refs.size(); from += SELECT_BATCH) {
       List<SeriesRef> batch = refs.subList(from, Math.min(refs.size(), from + SELECT_BATCH));
-      List<Series> out = new ArrayList<>(batch.size());
+      List<SeriesRef> gotRefs = new ArrayList<>(batch.size());
+      List<SampleRun> got = new ArrayList<>(batch.size());
       lifecycle.readLock().lock();
       try {
         core.ensureOpen();
-        readBatch(batch, s0, e0, false, (ref, run) -> out.add(
-            new Series(ref.labels, run.timestamps(), run.values())));
+        readBatch(batch, s0, e0, false, capacity[0], (ref, run) -> {
+          gotRefs.add(ref);
+          got.add(run);
+        });
       } catch (RocksDBException e) {
         throw new StorageException("reading samples for " + matchers + " in [" + s0 + ", "
             + e0 + "] ms failed: " + e.getMessage(), e);
       } finally {
         lifecycle.readLock().unlock();
       }
-      for (Series series : out) {
-        visitor.visit(series);
+      int max = 16;
+      for (int i = 0; i < got.size(); i++) {
+        SampleRun run = got.get(i);
+        max = Math.max(max, run.size());
+        got.set(i, null);
+        // the run's own arrays, no trimming copy: the visitor reads [0, count)
+        visitor.visit(gotRefs.get(i).labels, run.timestampsArray(), run.valuesArray(),
+            run.size());
       }
+      capacity[0] = max + max / 8;
     }
   }
 

@@ -59,15 +59,21 @@ public interface Querier {
   default void selectEach(List<Matcher> matchers, long startMs, long endMs,
       SeriesVisitor visitor) throws StorageException {
     for (Series s : select(matchers, startMs, endMs)) {
-      visitor.visit(s);
+      visitor.visit(s.labels(), s.timestampsMs(), s.valueBits(), s.size());
     }
   }
 
   /** Receives the series of {@link #selectEach}, one at a time. */
   @FunctionalInterface
   interface SeriesVisitor {
-    /** @param series one series with its samples, which the visitor owns */
-    void visit(Series series);
+    /**
+     * @param labels the series' label set
+     * @param timestampsMs sample timestamps, milliseconds, strictly ascending in
+     *     {@code [0, count)}; the array may be longer, and the visitor owns it
+     * @param valueBits raw IEEE-754 bits of the values, parallel, same rules
+     * @param count the number of samples, &ge; 1
+     */
+    void visit(LabelSet labels, long[] timestampsMs, long[] valueBits, int count);
   }
 
   /**

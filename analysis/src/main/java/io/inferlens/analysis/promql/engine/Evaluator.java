@@ -194,15 +194,13 @@ final class Evaluator {
     long lastRef = refTime(vs.at(), stepTime(Math.max(steps - 1, 0))) - off;
     long lookback = options.lookbackDeltaMs();
     List<PointSeries> out = new ArrayList<>();
-    selectEach(vs.matchers(), firstRef - lookback, lastRef, s -> {
-      long[] t = s.timestampsMs();
-      long[] bits = s.valueBits();
+    selectEach(vs.matchers(), firstRef - lookback, lastRef, (labels, t, bits, n) -> {
       PointSeries ps = null;
       int next = 0;
       for (int k = 0; k < steps; k++) {
         long ts = stepTime(k);
         long ref = refTime(vs.at(), ts) - off;
-        while (next < t.length && t[next] <= ref) {
+        while (next < n && t[next] <= ref) {
           next++;
         }
         int latest = next - 1;
@@ -210,8 +208,7 @@ final class Evaluator {
           continue;
         }
         if (ps == null) {
-          ps = new PointSeries(timestamps ? LabelBuilder.dropName(s.labels()) : s.labels(),
-              steps);
+          ps = new PointSeries(timestamps ? LabelBuilder.dropName(labels) : labels, steps);
         }
         ps.add(ts, timestamps ? t[latest] / 1000.0 : Double.longBitsToDouble(bits[latest]));
       }
@@ -465,14 +462,14 @@ final class Evaluator {
       long firstRef = refTime(at, stepTime(0)) - offsetMs;
       long lastRef = refTime(at, stepTime(Math.max(steps - 1, 0))) - offsetMs;
       // Series by series, as the store hands them over: only a batch is held at once.
-      selectEach(ms.selector().matchers(), firstRef - ms.rangeMs(), lastRef, s -> {
-        long[] bits = s.valueBits();
-        long[] t = s.timestampsMs();
-        int n = s.size();
+      selectEach(ms.selector().matchers(), firstRef - ms.rangeMs(), lastRef,
+          (labels, t0, bits, n0) -> {
+        long[] t = t0;
+        int n = n0;
         w.dv = null;
         w.bits = bits;
-        for (long b : bits) {
-          if (StaleMarker.is(b)) { // rare: copy without the stale markers
+        for (int j = 0; j < n0; j++) {
+          if (StaleMarker.is(bits[j])) { // rare: copy without the stale markers
             long[] t2 = new long[n];
             double[] v2 = new double[n];
             int k = 0;
@@ -490,7 +487,7 @@ final class Evaluator {
             break;
           }
         }
-        window(f, fn, w, s.labels(), t, n, at, offsetMs, scalars, out);
+        window(f, fn, w, labels, t, n, at, offsetMs, scalars, out);
       });
     }
     if (f == Function.ABSENT_OVER_TIME) {
@@ -502,14 +499,14 @@ final class Evaluator {
 
   /** Selects series and hands them over one at a time, counting them against the budget. */
   private void selectEach(List<Matcher> matchers, long minMs, long maxMs,
-      java.util.function.Consumer<Series> each) {
+      Querier.SeriesVisitor each) {
     try {
-      querier.selectEach(matchers, minMs, maxMs, s -> {
-        budget.take(s.size());
+      querier.selectEach(matchers, minMs, maxMs, (labels, t, bits, n) -> {
+        budget.take(n);
         try {
-          each.accept(s);
+          each.visit(labels, t, bits, n);
         } finally {
-          budget.release(s.size());
+          budget.release(n);
         }
       });
     } catch (StorageException ex) {
