@@ -227,13 +227,20 @@ final class ChunkQuerier {
     }
   }
 
-  /** Series per batch of {@link #selectEach}: bounds the samples held at once. */
-  static final int SELECT_BATCH = 128;
+  /**
+   * Samples per batch of {@link #selectEach}, about 4 MiB of arrays: what one reader holds at
+   * once, small enough that a few concurrent queries stay within a young generation's reach.
+   */
+  static final int SELECT_BATCH_SAMPLES = 1 << 18;
+
+  /** Series in the first batch of {@link #selectEach}, before their sizes are known. */
+  static final int SELECT_FIRST_BATCH = 8;
 
   /**
    * {@link #select}, handing the series to {@code visitor} one at a time, in label-set order, in
-   * batches of {@value #SELECT_BATCH} series, so a reader holds the samples of one batch at a
-   * time instead of all of them. The store's locks are held while a batch is read, not while
+   * batches of about {@value #SELECT_BATCH_SAMPLES} samples (the first batch
+   * {@value #SELECT_FIRST_BATCH} series), so a reader holds the samples of one batch at a time
+   * instead of all of them. The store's locks are held while a batch is read, not while
    * the visitor runs.
    *
    * @param matchers as for {@link #select}
@@ -267,8 +274,12 @@ final class ChunkQuerier {
     // The series of one selector tend to hold alike sample counts: size a batch's runs by the
     // largest of the batch before, so runs rarely grow.
     int[] capacity = {16};
-    for (int from = 0; from < refs.size(); from += SELECT_BATCH) {
-      List<SeriesRef> batch = refs.subList(from, Math.min(refs.size(), from + SELECT_BATCH));
+    int batchSize = SELECT_FIRST_BATCH;
+    for (int from = 0; from < refs.size(); from += batchSize) {
+      if (from > 0) {
+        batchSize = Math.max(1, Math.min(1024, SELECT_BATCH_SAMPLES / capacity[0]));
+      }
+      List<SeriesRef> batch = refs.subList(from, Math.min(refs.size(), from + batchSize));
       List<SeriesRef> gotRefs = new ArrayList<>(batch.size());
       List<SampleRun> got = new ArrayList<>(batch.size());
       lifecycle.readLock().lock();
