@@ -171,7 +171,7 @@ final class ChunkQuerier {
       if (refs.isEmpty()) {
         return;
       }
-      readBatch(refs, startMs, endMs, existsOnly, 16, visitor);
+      readBatch(refs, startMs, endMs, existsOnly, 16, null, visitor);
     } catch (RocksDBException e) {
       throw new StorageException("reading samples for " + matchers + " in [" + startMs + ", "
           + endMs + "] ms failed: " + e.getMessage(), e);
@@ -183,16 +183,26 @@ final class ChunkQuerier {
   /**
    * Reads the runs of {@code refs} (head first, then each chunk partition of the range with one
    * iterator reused across the series) and visits those with samples. Caller holds the
-   * lifecycle read lock. {@code capacity} sizes each run at first (a good guess saves the
-   * copies of growing).
+   * lifecycle read lock. {@code capacity} sizes each new run (a good guess saves the copies of
+   * growing); with a {@code pool}, the runs of an earlier batch are cleared and reused, and new
+   * ones are added to it.
    */
   private void readBatch(List<SeriesRef> refs, long startMs, long endMs, boolean existsOnly,
-      int capacity, RunVisitor visitor) throws RocksDBException {
+      int capacity, List<SampleRun> pool, RunVisitor visitor) throws RocksDBException {
     SampleRun[] runs = new SampleRun[refs.size()];
     boolean[] found = new boolean[refs.size()];
     for (int i = 0; i < refs.size(); i++) {
       SeriesRef ref = refs.get(i);
-      SampleRun run = new SampleRun(capacity);
+      SampleRun run;
+      if (pool != null && i < pool.size()) {
+        run = pool.get(i); // the previous batch's arrays, already grown
+        run.clear();
+      } else {
+        run = new SampleRun(capacity);
+        if (pool != null) {
+          pool.add(run);
+        }
+      }
       synchronized (ref) {
         if (ref.head != null) {
           ref.head.copyRange(startMs, endMs, run);
@@ -246,8 +256,8 @@ final class ChunkQuerier {
    * @param matchers as for {@link #select}
    * @param startMs first timestamp to include, milliseconds
    * @param endMs last timestamp to include, milliseconds
-   * @param visitor receives each series with a sample in range: its arrays (owned by the
-   *     visitor, possibly longer than the count)
+   * @param visitor receives each series with a sample in range: arrays possibly longer than the
+   *     count, valid only while {@code visit} runs (they are reused for later series)
    * @throws IllegalArgumentException as for {@link #select}
    * @throws StorageException if RocksDB fails or the store is closed
    */
@@ -275,6 +285,7 @@ final class ChunkQuerier {
     // largest of the batch before, so runs rarely grow.
     int[] capacity = {16};
     int batchSize = SELECT_FIRST_BATCH;
+    List<SampleRun> pool = new ArrayList<>(); // arrays reused batch after batch
     for (int from = 0; from < refs.size(); from += batchSize) {
       if (from > 0) {
         batchSize = Math.max(1, Math.min(1024, SELECT_BATCH_SAMPLES / capacity[0]));
@@ -285,7 +296,7 @@ final class ChunkQuerier {
       lifecycle.readLock().lock();
       try {
         core.ensureOpen();
-        readBatch(batch, s0, e0, false, capacity[0], (ref, run) -> {
+        readBatch(batch, s0, e0, false, capacity[0], pool, (ref, run) -> {
           gotRefs.add(ref);
           got.add(run);
         });

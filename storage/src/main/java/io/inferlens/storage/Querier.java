@@ -51,8 +51,8 @@ public interface Querier {
    * @param matchers as for {@link #select}
    * @param startMs first timestamp to include, milliseconds
    * @param endMs last timestamp to include, milliseconds
-   * @param visitor receives each matching series with a sample in range, and owns its arrays;
-   *     a runtime exception it throws stops the read and propagates
+   * @param visitor receives each matching series with a sample in range; its arrays are valid
+   *     only during the call; a runtime exception it throws stops the read and propagates
    * @throws IllegalArgumentException see the class comment
    * @throws StorageException if RocksDB fails or the store is closed
    */
@@ -69,7 +69,8 @@ public interface Querier {
     /**
      * @param labels the series' label set
      * @param timestampsMs sample timestamps, milliseconds, strictly ascending in
-     *     {@code [0, count)}; the array may be longer, and the visitor owns it
+     *     {@code [0, count)}; the array may be longer, and is valid only while this call runs
+     *     (implementations reuse it for later series: copy what you keep)
      * @param valueBits raw IEEE-754 bits of the values, parallel, same rules
      * @param count the number of samples, &ge; 1
      */
