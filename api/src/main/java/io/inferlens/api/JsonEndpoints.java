@@ -73,6 +73,24 @@ final class JsonEndpoints {
    * @param handler computes the data from the URL's and the form's parameters
    * @return a GET and POST service answering in the envelope; other methods get 405
    */
+  /**
+   * The request's parameters as Prometheus's API reads them: the URL's query, plus a form body
+   * ({@code application/x-www-form-urlencoded}) of a POST, as Grafana sends queries.
+   *
+   * @param ctx the request context (for the URL's query)
+   * @param req the aggregated request (for the body)
+   * @return both sets of parameters, the URL's first
+   */
+  static QueryParams params(com.linecorp.armeria.server.ServiceRequestContext ctx,
+      com.linecorp.armeria.common.AggregatedHttpRequest req) {
+    QueryParams q = ctx.queryParams();
+    MediaType ct = req.contentType();
+    if (req.method() == HttpMethod.POST && ct != null && ct.is(MediaType.FORM_DATA)) {
+      return q.toBuilder().add(QueryParams.fromQueryString(req.contentUtf8())).build();
+    }
+    return q;
+  }
+
   static HttpService getOrPost(String what, Handler handler) {
     return (ctx, req) -> {
       if (req.method() != HttpMethod.GET && req.method() != HttpMethod.POST) {
@@ -80,11 +98,7 @@ final class JsonEndpoints {
             what + " takes GET or POST, not " + req.method());
       }
       return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
-        QueryParams params = ctx.queryParams();
-        MediaType ct = agg.contentType();
-        if (agg.method() == HttpMethod.POST && ct != null && ct.is(MediaType.FORM_DATA)) {
-          params = params.toBuilder().add(QueryParams.fromQueryString(agg.contentUtf8())).build();
-        }
+        QueryParams params = params(ctx, agg);
         try {
           return success(handler.handle(params));
         } catch (IllegalArgumentException e) {

@@ -2,7 +2,6 @@ package io.inferlens.api;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.linecorp.armeria.common.AggregatedHttpRequest;
 import com.linecorp.armeria.common.HttpMethod;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
@@ -101,7 +100,7 @@ public final class PrometheusApi {
       }
       return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
         try {
-          return h.handle(ctx, params(ctx, agg));
+          return h.handle(ctx, JsonEndpoints.params(ctx, agg));
         } catch (IllegalArgumentException e) {
           return JsonEndpoints.error(ErrorMapping.Kind.BAD_DATA, e.getMessage());
         } catch (StorageException e) {
@@ -110,16 +109,6 @@ public final class PrometheusApi {
         }
       }, ctx.blockingTaskExecutor()));
     };
-  }
-
-  private static QueryParams params(ServiceRequestContext ctx, AggregatedHttpRequest req) {
-    QueryParams q = ctx.queryParams();
-    MediaType ct = req.contentType();
-    if (req.method() == HttpMethod.POST && ct != null && ct.is(MediaType.FORM_DATA)) {
-      QueryParams form = QueryParams.fromQueryString(req.contentUtf8());
-      return q.toBuilder().add(form).build();
-    }
-    return q;
   }
 
   private static List<List<Matcher>> matchers(QueryParams params, boolean required) {

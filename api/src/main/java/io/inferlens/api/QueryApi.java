@@ -3,7 +3,6 @@ package io.inferlens.api;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.linecorp.armeria.common.AggregatedHttpRequest;
 import com.linecorp.armeria.common.HttpMethod;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
@@ -11,7 +10,6 @@ import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.QueryParams;
 import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.ServerBuilder;
-import com.linecorp.armeria.server.ServiceRequestContext;
 import io.inferlens.analysis.promql.ast.Expr;
 import io.inferlens.analysis.promql.ast.Printer;
 import io.inferlens.analysis.promql.engine.Engine;
@@ -94,7 +92,7 @@ public final class QueryApi {
       }
       return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {
         try {
-          return h.handle(params(ctx, agg));
+          return h.handle(JsonEndpoints.params(ctx, agg));
         } catch (QueryException e) {
           return JsonEndpoints.error(kind(e.kind()), e.getMessage());
         } catch (IllegalArgumentException e) {
@@ -102,15 +100,6 @@ public final class QueryApi {
         }
       }, ctx.blockingTaskExecutor()));
     };
-  }
-
-  static QueryParams params(ServiceRequestContext ctx, AggregatedHttpRequest req) {
-    QueryParams q = ctx.queryParams();
-    MediaType ct = req.contentType();
-    if (req.method() == HttpMethod.POST && ct != null && ct.is(MediaType.FORM_DATA)) {
-      return q.toBuilder().add(QueryParams.fromQueryString(req.contentUtf8())).build();
-    }
-    return q;
   }
 
   private static ErrorMapping.Kind kind(QueryException.Kind k) {
