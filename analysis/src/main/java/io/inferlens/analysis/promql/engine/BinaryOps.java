@@ -68,6 +68,22 @@ final class BinaryOps {
     }
   }
 
+  /** @return whether a comparison without {@code bool} drops this pair */
+  private static boolean filtersOut(BinaryOp op, double l, double r, boolean returnBool) {
+    return op.isComparison() && !returnBool && !compare(op, l, r);
+  }
+
+  /**
+   * Prometheus's {@code vectorElemBinop} for a pair {@link #filtersOut} kept: arithmetic, 1/0
+   * for a comparison with {@code bool}, else {@code kept} (the vector's own value).
+   */
+  private static double elem(BinaryOp op, double l, double r, boolean returnBool, double kept) {
+    if (!op.isComparison()) {
+      return arithmetic(op, l, r);
+    }
+    return returnBool ? (compare(op, l, r) ? 1 : 0) : kept;
+  }
+
   static double arithmetic(BinaryOp op, double l, double r) {
     switch (op) {
       case ADD: return l + r;
@@ -127,19 +143,10 @@ final class BinaryOps {
     for (Sample s : vector) {
       double l = scalarOnLeft ? scalar : s.value();
       double r = scalarOnLeft ? s.value() : scalar;
-      double value;
-      if (op.isComparison()) {
-        boolean keep = compare(op, l, r);
-        if (returnBool) {
-          value = keep ? 1 : 0;
-        } else if (!keep) {
-          continue;
-        } else {
-          value = s.value();
-        }
-      } else {
-        value = arithmetic(op, l, r);
+      if (filtersOut(op, l, r, returnBool)) {
+        continue;
       }
+      double value = elem(op, l, r, returnBool, s.value());
       LabelSet labels = s.labels();
       if (dropName) {
         LabelSet cached = cache == null ? null : cache.outputs.get(labels);
@@ -251,19 +258,10 @@ final class BinaryOps {
       }
       double l = oneToMany ? os.value() : ms.value();
       double r = oneToMany ? ms.value() : os.value();
-      double value;
-      if (op.isComparison()) {
-        boolean keep = compare(op, l, r);
-        if (returnBool) {
-          value = keep ? 1 : 0;
-        } else if (!keep) {
-          continue;
-        } else {
-          value = l;
-        }
-      } else {
-        value = arithmetic(op, l, r);
+      if (filtersOut(op, l, r, returnBool)) {
+        continue;
       }
+      double value = elem(op, l, r, returnBool, l);
       LabelSet metric;
       if (m.include().isEmpty()) {
         // without group_x labels the output depends on the "many" side alone
