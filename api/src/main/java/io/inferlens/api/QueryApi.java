@@ -97,6 +97,10 @@ public final class QueryApi {
           return JsonEndpoints.error(kind(e.kind()), e.getMessage());
         } catch (IllegalArgumentException e) {
           return JsonEndpoints.error(ErrorMapping.Kind.BAD_DATA, e.getMessage());
+        } catch (RuntimeException e) {
+          log.error("query failed unexpectedly", e);
+          return JsonEndpoints.error(ErrorMapping.Kind.INTERNAL,
+              "query failed unexpectedly: " + e);
         }
       }, ctx.blockingTaskExecutor()));
     };

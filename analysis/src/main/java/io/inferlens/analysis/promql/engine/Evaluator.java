@@ -73,7 +73,11 @@ final class Evaluator {
     this.queryEndMs = queryEndMs;
     this.startMs = startMs;
     this.intervalMs = intervalMs;
-    this.steps = endMs < startMs ? 0 : (int) ((endMs - startMs) / intervalMs) + 1;
+    long n = endMs < startMs ? 0 : (endMs - startMs) / intervalMs + 1;
+    // A subquery such as x[1y:1ms] asks for billions of steps: each step is a point held, so the
+    // sample limit bounds them before anything is allocated.
+    budget.checkSteps(n);
+    this.steps = (int) n;
   }
 
   /** @return how many steps this evaluator runs */

@@ -43,6 +43,20 @@ final class SampleBudget {
     }
   }
 
+  /**
+   * Refuses a step grid whose points alone would be over the limit.
+   *
+   * @param steps steps of an evaluator (a query or subquery), &ge; 0
+   * @throws QueryException {@code EXECUTION} naming the limit when {@code steps} exceeds it
+   */
+  void checkSteps(long steps) {
+    if (steps > maxSamples || steps > Integer.MAX_VALUE - 8) {
+      throw new QueryException(QueryException.Kind.EXECUTION,
+          "query processing would load too many samples into memory in subquery evaluation ("
+              + steps + " steps, over --query.max-samples=" + maxSamples + ")");
+    }
+  }
+
   /** @param n samples no longer held, &ge; 0 */
   void release(long n) {
     current = Math.max(0, current - n);

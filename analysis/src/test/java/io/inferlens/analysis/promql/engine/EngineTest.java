@@ -267,5 +267,13 @@ class EngineTest {
         .isInstanceOf(QueryException.class).hasMessageContaining("--query.max-samples=10")
         .extracting(e -> ((QueryException) e).kind()).isEqualTo(QueryException.Kind.EXECUTION);
     assertThat(small.instant(Parser.parse("g{job=\"a\"}"), at(39)).vector()).hasSize(1);
+    // A subquery's steps are points held: billions of them fail before anything is allocated.
+    for (String q : new String[] {"max_over_time(vector(1)[30d:1ms])", "vector(1)[1y:1ms]",
+        "max_over_time(vector(1)[1000d:1ms])"}) {
+      assertThatThrownBy(() -> engine.instant(Parser.parse(q), at(39)))
+          .as(q).isInstanceOf(QueryException.class).hasMessageContaining("--query.max-samples")
+          .extracting(e -> ((QueryException) e).kind()).isEqualTo(QueryException.Kind.EXECUTION);
+    }
+    assertThat(vector("count_over_time(vector(1)[1h:1s])", at(39))).containsValue(3601.0);
   }
 }
