@@ -75,7 +75,7 @@ final class MetadataStore {
         List<MetricMetadata> entries;
         try {
           entries = decode(family, it.value());
-        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
+        } catch (IllegalArgumentException | IllegalStateException | ArrayIndexOutOfBoundsException e) {
           throw new StorageException("corrupt store: meta key for the metadata of metric family \""
               + family + "\" does not decode: " + e.getMessage(), e);
         }
@@ -229,7 +229,7 @@ final class MetadataStore {
   static byte[] encode(List<MetricMetadata> entries) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.write(LAYOUT);
-    putVarint(out, entries.size());
+    Varints.put(out, entries.size());
     for (MetricMetadata m : entries) {
       out.write(m.type().code());
       putString(out, m.help());
@@ -250,7 +250,7 @@ final class MetadataStore {
       throw new IllegalArgumentException("layout byte is not " + LAYOUT);
     }
     int[] p = {1};
-    long n = getVarint(value, p);
+    long n = Varints.get(value, p, "metadata value");
     if (n < 1 || n > MetricMetadata.MAX_ENTRIES_PER_FAMILY) {
       throw new IllegalArgumentException(n + " entries, expected 1.."
           + MetricMetadata.MAX_ENTRIES_PER_FAMILY);
@@ -270,12 +270,12 @@ final class MetadataStore {
 
   private static void putString(ByteArrayOutputStream out, String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
-    putVarint(out, b.length);
+    Varints.put(out, b.length);
     out.write(b, 0, b.length);
   }
 
   private static String getString(byte[] b, int[] p) {
-    long len = getVarint(b, p);
+    long len = Varints.get(b, p, "metadata value");
     if (len > b.length - p[0]) {
       throw new IllegalArgumentException("string of " + len + " bytes runs past the value");
     }
@@ -284,25 +284,7 @@ final class MetadataStore {
     return s;
   }
 
-  private static void putVarint(ByteArrayOutputStream out, long v) {
-    while ((v & ~0x7FL) != 0) {
-      out.write((int) ((v & 0x7F) | 0x80));
-      v >>>= 7;
-    }
-    out.write((int) v);
-  }
 
-  private static long getVarint(byte[] b, int[] p) {
-    long v = 0;
-    for (int shift = 0; shift < 35; shift += 7) {
-      byte c = b[p[0]++];
-      v |= (long) (c & 0x7F) << shift;
-      if (c >= 0) {
-        return v;
-      }
-    }
-    throw new IllegalArgumentException("varint longer than 5 bytes");
-  }
 
   private static boolean startsWith(byte[] key, byte[] prefix) {
     return key.length >= prefix.length

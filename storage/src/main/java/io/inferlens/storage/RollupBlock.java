@@ -181,12 +181,12 @@ final class RollupBlock {
   byte[] encode(ChunkCodec codec) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(64 + size * 8);
     if (size == 0) {
-      putVarint(out, 0); // the layout-1 empty block: no intervals, no columns
+      Varints.put(out, 0); // the layout-1 empty block: no intervals, no columns
       return out.toByteArray();
     }
     out.write(LAYOUT_2_MARK);
     out.write(LAYOUT_2);
-    putVarint(out, size);
+    Varints.put(out, size);
     long[] column = new long[size];
     for (int c = 0; c < 7; c++) {
       writeColumn(out, codec, c, column);
@@ -201,14 +201,14 @@ final class RollupBlock {
    */
   private void writeColumn(ByteArrayOutputStream out, ChunkCodec codec, int c, long[] column) {
     if (derivable(c)) {
-      putVarint(out, 0);
+      Varints.put(out, 0);
       return;
     }
     fillColumn(c, column);
     // The time axis once, in the counts' chunk; the other columns are values only.
     byte[] bytes = c == 0 ? codec.encode(starts, column, size)
         : codec.encodeValues(column, size);
-    putVarint(out, bytes.length);
+    Varints.put(out, bytes.length);
     out.writeBytes(bytes);
   }
 
@@ -293,7 +293,7 @@ final class RollupBlock {
       }
       p[0] = 2;
     }
-    int n = (int) getVarint(bytes, p);
+    int n = (int) Varints.get(bytes, p, "rollup block");
     if (layout2 && n == 0) {
       throw new IllegalStateException("corrupt rollup block: layout 2 with no intervals");
     }
@@ -307,7 +307,7 @@ final class RollupBlock {
     int[] offset = new int[7];
     int[] length = new int[7];
     for (int c = 0; c < 7; c++) {
-      int len = (int) getVarint(bytes, p);
+      int len = (int) Varints.get(bytes, p, "rollup block");
       if (len < 0 || p[0] + len > bytes.length) {
         throw new IllegalStateException("corrupt rollup block: column " + c + " of " + len
             + " bytes overruns the block");
@@ -378,28 +378,7 @@ final class RollupBlock {
     return b;
   }
 
-  private static void putVarint(ByteArrayOutputStream out, long v) {
-    while ((v & ~0x7FL) != 0) {
-      out.write((int) ((v & 0x7F) | 0x80));
-      v >>>= 7;
-    }
-    out.write((int) v);
-  }
 
-  private static long getVarint(byte[] b, int[] p) {
-    long v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p[0] >= b.length) {
-        throw new IllegalStateException("corrupt rollup block: truncated varint");
-      }
-      byte x = b[p[0]++];
-      v |= (long) (x & 0x7F) << shift;
-      if (x >= 0) {
-        return v;
-      }
-    }
-    throw new IllegalStateException("corrupt rollup block: varint longer than 10 bytes");
-  }
 
   /** Gathers intervals of one series from several blocks into a {@link RollupSeries}. */
   static final class Builder {

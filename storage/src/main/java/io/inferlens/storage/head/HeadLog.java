@@ -1,5 +1,6 @@
 package io.inferlens.storage.head;
 
+import io.inferlens.storage.Varints;
 import java.util.Arrays;
 
 /**
@@ -86,11 +87,11 @@ public final class HeadLog {
   public static void decode(byte[] record, Visitor visitor) {
     int[] p = {0};
     while (p[0] < record.length) {
-      long id = getVarint(record, p);
-      long n = getVarint(record, p);
+      long id = Varints.get(record, p, "head-log record");
+      long n = Varints.get(record, p, "head-log record");
       long prev = 0;
       for (long i = 0; i < n; i++) {
-        long z = getVarint(record, p);
+        long z = Varints.get(record, p, "head-log record");
         long ts = prev + ((z >>> 1) ^ -(z & 1));
         prev = ts;
         if (p[0] + 8 > record.length) {
@@ -104,21 +105,6 @@ public final class HeadLog {
     }
   }
 
-  private static long getVarint(byte[] b, int[] p) {
-    long v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p[0] >= b.length) {
-        throw new IllegalStateException("corrupt head-log record: truncated varint at byte "
-            + p[0]);
-      }
-      byte x = b[p[0]++];
-      v |= (long) (x & 0x7F) << shift;
-      if (x >= 0) {
-        return v;
-      }
-    }
-    throw new IllegalStateException("corrupt head-log record: varint longer than 10 bytes");
-  }
 
   /** @return the big-endian long at {@code b[off..off+8)} */
   private static long getBe64(byte[] b, int off) {
