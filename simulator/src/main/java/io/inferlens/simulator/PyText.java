@@ -1,5 +1,9 @@
 package io.inferlens.simulator;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
 /**
  * Text exposition (format 0.0.4) as Python's prometheus_client {@code generate_latest} writes it,
  * for the servers built on it (vLLM, SGLang): {@code # HELP} then {@code # TYPE} per family,
@@ -13,6 +17,10 @@ package io.inferlens.simulator;
  * As {@code PyText} in {@code fixtures/tools/gen_vllm.py}. Not thread-safe; one per rendering.
  */
 final class PyText {
+
+  /** The {@code le} texts of each bound list (the lists are constants): formatting is slow. */
+  private static final Map<double[], String[]> LE =
+      Collections.synchronizedMap(new IdentityHashMap<>());
 
   /** A value per row of a family. */
   interface RowValue {
@@ -82,11 +90,14 @@ final class PyText {
    */
   void histogram(String name, String help, Labels[] rows, double[] bounds, RowHistogram h) {
     head(name, help, "histogram");
-    String[] les = new String[bounds.length + 1];
-    for (int k = 0; k < bounds.length; k++) {
-      les[k] = PromFormat.pyFloat(bounds[k]);
-    }
-    les[bounds.length] = "+Inf";
+    String[] les = LE.computeIfAbsent(bounds, b -> {
+      String[] out = new String[b.length + 1];
+      for (int k = 0; k < b.length; k++) {
+        out[k] = PromFormat.pyFloat(b[k]);
+      }
+      out[b.length] = "+Inf";
+      return out;
+    });
     for (int i = 0; i < rows.length; i++) {
       Histogram hist = h.get(i);
       long[] cum = hist.cumulativeAt(bounds);

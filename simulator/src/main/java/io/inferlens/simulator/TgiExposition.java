@@ -1,5 +1,9 @@
 package io.inferlens.simulator;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
 /**
  * Renders a {@link SimulationModel} as the Hugging Face TGI 3.x router serves {@code /metrics},
  * in the exact shape of {@code fixtures/tgi.prom}: the families of
@@ -16,6 +20,10 @@ package io.inferlens.simulator;
 final class TgiExposition {
 
   private static final double[] SKIPPED_QUANTILES = {0, 0.5, 0.9, 0.95, 0.99, 0.999, 1};
+
+  /** The {@code le="…"} texts of each bound list (the lists are constants). */
+  private static final Map<double[], String[]> LE =
+      Collections.synchronizedMap(new IdentityHashMap<>());
 
   private final StringBuilder sb = new StringBuilder(48 * 1024);
 
@@ -118,12 +126,19 @@ final class TgiExposition {
   private void histogram(String name, String help, double[] bounds, String[] rows,
       Histogram... hs) {
     head(name, help, "histogram");
+    String[] les = LE.computeIfAbsent(bounds, b -> {
+      String[] out = new String[b.length + 1];
+      for (int k = 0; k < b.length; k++) {
+        out[k] = "le=\"" + PromFormat.rustFloat(b[k]) + "\"";
+      }
+      out[b.length] = "le=\"+Inf\"";
+      return out;
+    });
     for (int i = 0; i < rows.length; i++) {
       long[] cum = hs[i].cumulativeAt(bounds);
       for (int k = 0; k <= bounds.length; k++) {
         sb.append(name).append("_bucket");
-        labels(rows[i], "le=\"" + (k < bounds.length ? PromFormat.rustFloat(bounds[k]) : "+Inf")
-            + "\"");
+        labels(rows[i], les[k]);
         sb.append(' ').append(cum[k]).append('\n');
       }
       sb.append(name).append("_sum");
