@@ -47,6 +47,9 @@ final class SimulatedWrites {
     final String modelName;
     final double created;
     final boolean kafka;
+    /** The stack the engine is upgraded to at {@link #upgradeAtS} simulated seconds, or null. */
+    Stack upgradeTo;
+    double upgradeAtS = Double.POSITIVE_INFINITY;
     long nextTs;
 
     Play(SimulationModel model, Stack stack, String host, String modelName, double created,
@@ -98,8 +101,24 @@ final class SimulatedWrites {
    */
   synchronized void playStack(Stack stack, int engines, Scenario sc, double leadInS,
       double durationS, String host, String modelName, long endMs, long seed) {
+    playStack(stack, null, 0, engines, sc, leadInS, durationS, host, modelName, endMs, seed);
+  }
+
+  /**
+   * As {@link #playStack(Stack, int, Scenario, double, double, String, String, long, long)},
+   * with the engine upgraded in place from {@code stack} to {@code upgradeTo} (same instance and
+   * model) once the scenario has run {@code upgradeAtS} simulated seconds; the model goes on.
+   *
+   * @param upgradeTo the stack after the upgrade, or null for none; at least as many engines
+   * @param upgradeAtS scenario seconds (after the lead-in) of the upgrade
+   */
+  synchronized void playStack(Stack stack, Stack upgradeTo, double upgradeAtS, int engines,
+      Scenario sc, double leadInS, double durationS, String host, String modelName, long endMs,
+      long seed) {
     Play p = newPlay(new SimulationModel(sc, durationS, leadInS, seed, engines), stack, host,
         modelName, endMs, true);
+    p.upgradeTo = upgradeTo;
+    p.upgradeAtS = upgradeAtS;
     while (p.nextTs <= endMs) {
       scrape(p);
     }
@@ -152,8 +171,9 @@ final class SimulatedWrites {
 
   private void scrape(Play p) {
     if (p.model.metricsAvailable()) {
-      add(p.stack.render(p.model, p.modelName, p.created), p.nextTs, p.stack.job(),
-          p.host + ":8000");
+      Stack now = p.upgradeTo != null && p.model.scenarioSeconds() >= p.upgradeAtS
+          ? p.upgradeTo : p.stack;
+      add(now.render(p.model, p.modelName, p.created), p.nextTs, now.job(), p.host + ":8000");
     }
     add(Exposition.dcgm(p.model, p.host), p.nextTs, "dcgm", p.host + ":9400");
     if (p.kafka) {

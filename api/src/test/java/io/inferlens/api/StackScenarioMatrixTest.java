@@ -82,12 +82,27 @@ class StackScenarioMatrixTest {
     REQUIRES.put(Scenario.byId(scenario), requires);
   }
 
-  /** One played case; {@code asserted} false for a pair the stack cannot show (printed only). */
-  record Case(Stack stack, Scenario scenario, String host, boolean asserted) {
+  /**
+   * One played case; {@code asserted} false for a pair the stack cannot show (printed only);
+   * {@code upgradeTo} non-null when the engine is upgraded in place to that stack
+   * {@link #UPGRADE_AT_S} into the scenario.
+   */
+  record Case(Stack stack, Scenario scenario, String host, boolean asserted, Stack upgradeTo) {
     String key() {
-      return stack.id() + "/" + scenario.id();
+      return stack.id() + (upgradeTo == null ? "" : "->" + upgradeTo.id()) + "/" + scenario.id();
     }
   }
+
+  /**
+   * In-place upgrades played besides: the same instance and model first on the old stack, then
+   * on the new one, the fault starting before and going on after the upgrade. The diagnosis of
+   * the old stack's part must not lose the signals whose names changed.
+   */
+  static final List<Case> UPGRADES = List.of(
+      new Case(Stack.VLLM_0_6, Scenario.byId("kv-pressure"), "sim-upgrade-0-6-kv", true,
+          Stack.VLLM_0_10));
+  /** Scenario seconds at which an upgrade happens: after the fault has held 15 minutes. */
+  static final double UPGRADE_AT_S = 30 * 60;
 
   @TempDir static Path dir;
   static InferLensServer server;
@@ -116,11 +131,16 @@ class StackScenarioMatrixTest {
           notApplicable.add(stack.id() + "/" + e.getKey().id() + " (no " + missing + ")");
         }
         String host = ("sim-" + stack.id() + "-" + e.getKey().id()).replace('.', '-');
-        Case c = new Case(stack, e.getKey(), host, missing.isEmpty());
+        Case c = new Case(stack, e.getKey(), host, missing.isEmpty(), null);
         cases.add(c);
         w.playStack(stack, stack.defaultEngines(), e.getKey(), LEAD_IN_S, DURATION_S, host, MODEL,
             endMs, 7);
       }
+    }
+    for (Case c : UPGRADES) {
+      cases.add(c);
+      w.playStack(c.stack(), c.upgradeTo(), UPGRADE_AT_S, c.stack().defaultEngines(),
+          c.scenario(), LEAD_IN_S, DURATION_S, c.host(), MODEL, endMs, 7);
     }
     System.out.println("StackScenarioMatrixTest: " + cases.size() + " cases, "
         + w.samplesWritten + " samples written in " + (System.nanoTime() - t0) / 1_000_000
