@@ -597,6 +597,11 @@ public final class DiagnosisEngine {
     }
   }
 
+  /** @return the grouping and join labels in use */
+  public TargetConfig targetConfig() {
+    return targetConfig;
+  }
+
   /** @return the catalog in use */
   public SignalCatalog catalog() {
     return catalog;

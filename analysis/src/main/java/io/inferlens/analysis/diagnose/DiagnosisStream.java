@@ -375,7 +375,9 @@ public final class DiagnosisStream {
     Cause c = run.majority();
     long need = c == Cause.UPSTREAM_BACKLOG ? Math.max(stepMs, config.forMs() / 2)
         : config.forMs();
-    if (runLastMs - runStartMs + stepMs < need || runLastMs < reportFromMs) {
+    // An open period reaches the present, so it overlaps any reported range, even when its
+    // target has been silent since before the range began.
+    if (runLastMs - runStartMs + stepMs < need || !open && runLastMs < reportFromMs) {
       return null;
     }
     return run.build(c, runStartMs, runLastMs, open, open && runStale, stepMs, config, present,
