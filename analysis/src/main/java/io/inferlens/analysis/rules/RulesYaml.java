@@ -26,6 +26,8 @@ public final class RulesYaml {
   private static final YAMLMapper YAML = new YAMLMapper(YAMLFactory.builder()
       .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
       .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+      // A label value such as 0.5 stays a string for any YAML reader, not only Prometheus's.
+      .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
       .enable(YAMLGenerator.Feature.LITERAL_BLOCK_STYLE)
       // One line per PromQL line and sentence, as a person would write the file.
       .disable(YAMLGenerator.Feature.SPLIT_LINES)
