@@ -184,6 +184,7 @@ public final class InferLensServer implements AutoCloseable {
         ? new DiagnosisHistory(engine, journal) : null, clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);
+    new RulesApi(engine, clock).bind(sb);
     AdminApi.bind(sb, store);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));

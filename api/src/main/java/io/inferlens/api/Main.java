@@ -9,14 +9,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The command line: {@code java -jar inferlens.jar serve [options]}. Exit codes: 0 normal stop,
+ * The command line: {@code java -jar inferlens.jar serve [options]} (also {@code simulate},
+ * {@code rules export}). Exit codes of {@code serve}: 0 normal stop,
  * 1 the store could not be opened, 2 bad options.
  */
 @Command(name = "inferlens", mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Stores Prometheus remote-write samples and explains slow LLM inference.",
     subcommands = {Main.Serve.class, io.inferlens.simulator.SimulateCommand.class,
-        CommandLine.HelpCommand.class})
+        RulesCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
   /**

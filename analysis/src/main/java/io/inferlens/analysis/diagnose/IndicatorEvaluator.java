@@ -191,8 +191,14 @@ public final class IndicatorEvaluator {
     return v;
   }
 
-  /** The indicators one signal feeds. */
-  static Indicator[] indicators(Signal s) {
+  /**
+   * The indicators one signal feeds, e.g. TTFT → {@code ttft_p50}, {@code ttft_p95},
+   * {@code ttft_p99}.
+   *
+   * @param s a signal
+   * @return its indicators, a fresh array; empty for a signal no indicator reads
+   */
+  public static Indicator[] indicators(Signal s) {
     switch (s) {
       case TTFT: return new Indicator[] {Indicator.TTFT_P50, Indicator.TTFT_P95, Indicator.TTFT_P99};
       case TPOT: return new Indicator[] {Indicator.TPOT_P50, Indicator.TPOT_P95, Indicator.TPOT_P99};
