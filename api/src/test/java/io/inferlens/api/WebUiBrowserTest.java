@@ -478,6 +478,14 @@ class WebUiBrowserTest {
     List<WebElement> rows = driver.findElements(By.cssSelector("table.incidents tbody tr"));
     assertThat(rows).extracting(r -> r.getAttribute("data-id")).contains(id)
         .allMatch(r -> r.contains("/capacity_exhausted/"));
+    // a target id (as /api/v1/targets gives it) filters too
+    driver.get("about:blank");
+    open(base, "#/incidents?target="
+        + java.net.URLEncoder.encode(peakId, java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr")))
+        .extracting(r -> r.getAttribute("data-id")).contains(id)
+        .allMatch(r -> r.startsWith(peakId + "/"));
+    driver.get("about:blank");
     open(base, "#/incidents?cause=KV_CACHE_PRESSURE&target=10.0.0.2");
     assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr"))).isEmpty();
     // the Alertmanager generatorURL's form: the id encoded as one segment

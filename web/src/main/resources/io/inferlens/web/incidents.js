@@ -30,9 +30,14 @@ export function incidentLink(id) {
   return link('/incidents/' + encodeURIComponent(id));
 }
 
-/** Whether an incident's target labels match the free-text filter (any label value or name). */
-function targetMatches(labels, q) {
+/**
+ * Whether an incident matches the target filter: a target id from /api/v1/targets (incident ids
+ * start with it) or free text found in its display name, a label value or label=value.
+ */
+function targetMatches(inc, q) {
   if (!q) return true;
+  if (inc.id.startsWith(q + '/')) return true;
+  const labels = inc.target;
   const needle = q.toLowerCase();
   return targetName(labels).toLowerCase().includes(needle) || Object.entries(labels)
     .some(([k, v]) => `${k}=${v}`.toLowerCase().includes(needle) || v.toLowerCase().includes(needle));
@@ -59,7 +64,7 @@ export async function renderIncidents(app, parts, stale) {
     start: range.start, end: range.end, state, cause: p.cause || undefined,
   });
   if (stale()) return;
-  const rows = data.incidents.filter(i => targetMatches(i.target, p.target || ''));
+  const rows = data.incidents.filter(i => targetMatches(i, p.target || ''));
   const filters = h('form', { class: 'filters', id: 'incident-filters', role: 'search' },
     h('label', {}, 'State ', h('select', { name: 'state', onchange: e => update({ state: e.target.value === 'all' ? null : e.target.value }) },
       ['all', 'open', 'resolved'].map(s => h('option', { value: s, selected: s === state }, s)))),
