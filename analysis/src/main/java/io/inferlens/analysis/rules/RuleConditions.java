@@ -48,8 +48,6 @@ final class RuleConditions {
   final Condition kvPressure;
   final Condition shift;
   final Condition upstream;
-  /** The lag query, the value of the upstream rule; null without one. */
-  final String lagQuery;
   private final List<String> comments = new ArrayList<>();
 
   /**
@@ -125,7 +123,7 @@ final class RuleConditions {
           + (kv == null ? "KV-cache usage" : "preemption counter"));
     }
     shift = shift(q, thresholds, config);
-    lagQuery = q.get(Indicator.UPSTREAM_BACKLOG);
+    String lagQuery = q.get(Indicator.UPSTREAM_BACKLOG);
     if (lagQuery != null) {
       long res = Math.max(1000, windowMs / 10 / 1000 * 1000);
       upstream = new Condition("Upstream backlog rising", "Upstream backlog not rising",
