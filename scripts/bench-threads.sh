@@ -17,7 +17,7 @@ mkdir -p "$(dirname "$RESULTS")"
 WORK=$(mktemp -d /tmp/inferlens-threads.XXXXXX)
 PORT=$((20000 + RANDOM % 10000)); STORE=$WORK/store
 INFERLENS_JAR=$JAR INFERLENS_JAVA_OPTS="$*" "$ROOT/api/target/inferlens" serve --listen 127.0.0.1:$PORT \
-  --data-dir "$STORE" --no-analysis-warmup > "$WORK/rx.log" 2>&1 &
+  --data-dir "$STORE" --eval-interval=0s > "$WORK/rx.log" 2>&1 &
 PID=$!
 trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$PORT/-/ready" > /dev/null && break; sleep 0.3; done

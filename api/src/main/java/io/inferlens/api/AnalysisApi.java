@@ -48,14 +48,19 @@ public final class AnalysisApi {
   private static final int MAX_POINTS = 2_000;
 
   private final DiagnosisEngine engine;
+  private final io.inferlens.analysis.incident.DiagnosisHistory history;
   private final Clock clock;
 
   /**
    * @param engine the analysis engine
+   * @param history the journal with on-demand evaluation of what it does not cover, or null
+   *     when the evaluator is off (every request is then evaluated on demand)
    * @param clock the present, for default ranges
    */
-  public AnalysisApi(DiagnosisEngine engine, Clock clock) {
+  public AnalysisApi(DiagnosisEngine engine,
+      io.inferlens.analysis.incident.DiagnosisHistory history, Clock clock) {
     this.engine = engine;
+    this.history = history;
     this.clock = clock;
   }
 
@@ -76,7 +81,10 @@ public final class AnalysisApi {
       selectors.add(SelectorParser.parseAny(s));
     }
     List<Map<String, Object>> list = new ArrayList<>();
-    for (Diagnosis d : engine.diagnoses(t.startMs(), t.endMs(), selectors)) {
+    List<Diagnosis> found = history != null
+        ? history.diagnoses(t.startMs(), t.endMs(), selectors)
+        : engine.diagnoses(t.startMs(), t.endMs(), selectors);
+    for (Diagnosis d : found) {
       list.add(toJson(d));
     }
     return Map.of("diagnoses", list);
@@ -90,6 +98,7 @@ public final class AnalysisApi {
     m.put("target", d.target());
     m.put("start", Instant.ofEpochMilli(d.startMs()).toString());
     m.put("end", d.endMs() == null ? null : Instant.ofEpochMilli(d.endMs()).toString());
+    m.put("stale", d.stale());
     m.put("summary", d.summary());
     List<Map<String, Object>> chain = new ArrayList<>();
     for (ChainLayer l : d.chain()) {
@@ -103,6 +112,7 @@ public final class AnalysisApi {
         em.put("value", finite(e.value()));
         em.put("threshold", e.threshold());
         em.put("baseline", e.baseline());
+        em.put("basis", e.basis());
         em.put("unit", e.unit());
         em.put("window", e.window());
         em.put("low", finite(e.low()));

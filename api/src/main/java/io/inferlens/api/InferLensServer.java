@@ -8,6 +8,9 @@ import com.linecorp.armeria.server.file.HttpFile;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.catalog.SignalCatalog;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
+import io.inferlens.analysis.incident.DiagnosisHistory;
+import io.inferlens.analysis.incident.IncidentEvaluator;
+import io.inferlens.analysis.incident.IncidentJournal;
 import io.inferlens.ingest.IngestLimits;
 import io.inferlens.ingest.RemoteWriteHandler;
 import io.inferlens.storage.StorageException;
@@ -57,7 +60,13 @@ public final class InferLensServer implements AutoCloseable {
   private final SelfMetrics metrics;
   private final ScheduledExecutorService housekeeping;
   private final DiagnosisEngine engine;
-  private final AnalysisDemand demand;
+  private final IncidentJournal journal;
+  private final IncidentEvaluator evaluator;
+  private final ScheduledExecutorService evaluation;
+  private final java.util.List<IncidentEvaluator.Listener> incidentListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final io.micrometer.core.instrument.Timer evalTimer;
+  private final io.micrometer.core.instrument.Counter evalFailures;
   private Server server;
   /** Set by {@link #configureServices}; closed after the server stopped. */
   private WriteService writeService;
@@ -82,7 +91,32 @@ public final class InferLensServer implements AutoCloseable {
     io.micrometer.core.instrument.FunctionCounter.builder("inferlens.analysis.cache.misses",
         engine.cache(), c -> c.misses()).description("Chunk lookups evaluated from samples")
         .register(registry);
-    this.demand = new AnalysisDemand(clock);
+    this.journal = IncidentJournal.open(store.journal());
+    this.evaluator = new IncidentEvaluator(engine, store.querier(), journal, clock,
+        (incidents, nowMs) -> {
+          for (IncidentEvaluator.Listener l : incidentListeners) {
+            l.evaluated(incidents, nowMs);
+          }
+        });
+    this.evalTimer = io.micrometer.core.instrument.Timer.builder("inferlens.evaluator.duration")
+        .description("Time of one evaluation of every target by the always-on evaluator")
+        .register(registry);
+    this.evalFailures = io.micrometer.core.instrument.Counter.builder(
+        "inferlens.evaluator.failures").description("Evaluations that failed (retried next interval)")
+        .register(registry);
+    io.micrometer.core.instrument.Gauge.builder("inferlens.incidents.open", journal,
+        j -> j.openIncidents().size()).description("Incidents open in the journal")
+        .register(registry);
+    io.micrometer.core.instrument.Gauge.builder("inferlens.evaluator.lag", evaluator,
+        e -> e.evaluatedToMs() == Long.MIN_VALUE ? Double.NaN
+            : (clock.millis() - e.evaluatedToMs()) / 1000.0).baseUnit("seconds")
+        .description("How far the evaluator's last evaluated step is behind the clock")
+        .register(registry);
+    this.evaluation = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "inferlens-evaluator");
+      t.setDaemon(true);
+      return t;
+    });
     this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "inferlens-housekeeping");
       t.setDaemon(true);
@@ -111,8 +145,8 @@ public final class InferLensServer implements AutoCloseable {
     }
     s.housekeeping.scheduleWithFixedDelay(s::runRetention, 0, RETENTION_PERIOD_MS,
         TimeUnit.MILLISECONDS);
-    if (config.analysisWarmup()) {
-      s.housekeeping.scheduleWithFixedDelay(s::warmAnalysis, WARM_DELAY_MS, WARM_PERIOD_MS,
+    if (config.evalIntervalMs() > 0) {
+      s.evaluation.scheduleWithFixedDelay(s::evaluateQuietly, 0, config.evalIntervalMs(),
           TimeUnit.MILLISECONDS);
     }
     // The one listening line; `serve` prints nothing more.
@@ -146,17 +180,12 @@ public final class InferLensServer implements AutoCloseable {
     new QueryApi(new io.inferlens.analysis.promql.engine.Engine(store.querier(), config.query()),
         clock).bind(sb);
     new PrometheusMetaApi(store.querier(), clock).bind(sb);
-    // Analysis requests say what the warm-up keeps warm; it evaluates nothing nobody asked for.
-    // Bound to those routes only, so remote-write requests never pass through it.
-    for (String path : AnalysisDemand.ROUTES) {
-      sb.decorator(path, (delegate, ctx, req) -> {
-        demand.note(ctx.path(), ctx.queryParams());
-        return delegate.serve(ctx, req);
-      });
-    }
-    new AnalysisApi(engine, clock).bind(sb);
+    new AnalysisApi(engine, config.evalIntervalMs() > 0
+        ? new DiagnosisHistory(engine, journal) : null, clock).bind(sb);
+    new IncidentsApi(journal, engine.targetConfig().modelLabel(), clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);
+    new RulesApi(engine, clock).bind(sb);
     AdminApi.bind(sb, store);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
@@ -169,52 +198,52 @@ public final class InferLensServer implements AutoCloseable {
     WebUi.bind(sb); // the browser UI at /, after the API routes
   }
 
-  /** First analysis warm-up after start: let the server answer its first requests first. */
-  private static final long WARM_DELAY_MS = 30_000L;
-  /** How often the recently asked targets and ranges are evaluated into the chunk cache. */
-  private static final long WARM_PERIOD_MS = 5 * 60_000L;
+  /**
+   * One evaluation of every target by the always-on evaluator, now (tests; the schedule calls
+   * it every {@code --eval-interval}).
+   *
+   * @return what it did
+   * @throws StorageException if the store failed
+   */
+  public IncidentEvaluator.Cycle evaluateNow() throws StorageException {
+    long t0 = System.nanoTime();
+    try {
+      return evaluator.evaluate();
+    } finally {
+      evalTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** The scheduled evaluation: a failure is logged in one line and retried next interval. */
+  private void evaluateQuietly() {
+    try {
+      evaluateNow();
+    } catch (StorageException e) {
+      evalFailures.increment();
+      log.warn("evaluation failed in the store; retrying in {} ms", config.evalIntervalMs(), e);
+    } catch (RuntimeException e) {
+      evalFailures.increment();
+      log.warn("evaluation failed: {}; retrying in {} ms", e, config.evalIntervalMs());
+    }
+  }
 
   /**
-   * Keeps recently asked analyses current as samples arrive: evaluates, ending now, each target
-   * and range length asked within {@link AnalysisDemand#WINDOW_MS} (every target where the ask
-   * named none), each at {@link DiagnosisEngine#fitStepMs} of its range, so the chunk cache holds
-   * them and the next such request only evaluates the newest minutes. Does nothing until a client
-   * asked. A failure is logged in one line and retried next period; only a store failure carries
-   * its stack trace.
-   *
-   * @return how many evaluations ran (one per ask; a missing target counts none)
+   * @param listener told the open and recently resolved incidents after every evaluation (the
+   *     Alertmanager notifier)
    */
-  int warmAnalysis() {
-    int ran = 0;
-    for (AnalysisDemand.Ask ask : demand.recent()) {
-      long now = clock.millis();
-      long start = now - ask.rangeMs();
-      try {
-        if (ask.target() == null) {
-          engine.diagnoses(start, now, java.util.List.of());
-          ran++;
-        } else {
-          for (io.inferlens.analysis.target.Target t : engine.targets(start, now)) {
-            if (t.id().equals(ask.target())) {
-              engine.analyze(t, start, now, 0);
-              ran++;
-            }
-          }
-        }
-      } catch (StorageException e) {
-        log.warn("analysis warm-up failed in the store; will retry in {} ms", WARM_PERIOD_MS, e);
-      } catch (RuntimeException e) {
-        log.warn("analysis warm-up of {} over {} ms failed: {}; will retry in {} ms",
-            ask.target() == null ? "every target" : ask.target(), ask.rangeMs(), e.getMessage(),
-            WARM_PERIOD_MS);
-      }
-    }
-    return ran;
+  public void addIncidentListener(IncidentEvaluator.Listener listener) {
+    incidentListeners.add(listener);
+  }
+
+  /** @return the incident journal */
+  public IncidentJournal journal() {
+    return journal;
   }
 
   private void runRetention() {
     try {
       store.enforceRetention(clock.millis());
+      journal.forgetBefore(clock.millis() - config.rollup1hRetentionMs());
     } catch (Exception e) {
       // Retention failing must not stop ingestion; it is retried on the next period.
       log.warn("retention run failed; will retry in {} ms", RETENTION_PERIOD_MS, e);
@@ -266,6 +295,12 @@ public final class InferLensServer implements AutoCloseable {
   @Override
   public synchronized void close() {
     housekeeping.shutdownNow();
+    evaluation.shutdownNow();
+    try {
+      evaluation.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     if (server != null) {
       server.stop().join();
       server = null;

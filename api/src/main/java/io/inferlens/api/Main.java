@@ -9,14 +9,15 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The command line: {@code java -jar inferlens.jar serve [options]}. Exit codes: 0 normal stop,
+ * The command line: {@code java -jar inferlens.jar serve [options]} (also {@code simulate},
+ * {@code rules export}). Exit codes of {@code serve}: 0 normal stop,
  * 1 the store could not be opened, 2 bad options.
  */
 @Command(name = "inferlens", mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Stores Prometheus remote-write samples and explains slow LLM inference.",
     subcommands = {Main.Serve.class, io.inferlens.simulator.SimulateCommand.class,
-        CommandLine.HelpCommand.class})
+        RulesCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
   /**
@@ -158,13 +159,11 @@ public final class Main implements Runnable {
             + "default thresholds (default: ${DEFAULT-VALUE}).")
     String baselineMinHistory;
 
-    // Named by its negative form: picocli gives "--no-X" the value false only when the option
-    // is declared as "--no-X" with a true default (declared as "--X", "--no-X" gave true).
-    @Option(names = "--no-analysis-warmup", defaultValue = "true", negatable = true,
-        description = "Every 5 minutes, re-evaluate the targets and ranges asked for in the last "
-            + "hour (nothing before the first analysis or UI request) so they answer from cache; "
-            + "--no-analysis-warmup to turn it off (default: ${DEFAULT-VALUE}).")
-    boolean analysisWarmup = true;
+    @Option(names = "--eval-interval", defaultValue = "15s", paramLabel = "DURATION",
+        description = "How often the always-on evaluator diagnoses every target's new samples "
+            + "into the incident journal (like Prometheus's evaluation_interval); 0s turns it off "
+            + "and diagnoses are evaluated on request (default: ${DEFAULT-VALUE}).")
+    String evalInterval;
 
     @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
         paramLabel = "LABEL",
@@ -231,7 +230,7 @@ public final class Main implements Runnable {
               .withConsumerGroupTargets(consumerGroups))
           .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
           .withBlockCacheBytes(Units.parseBytes(blockCache))
-          .withAnalysisWarmup(analysisWarmup)
+          .withEvalInterval(Units.parseDurationMs("--eval-interval", evalInterval, true))
           .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),
               Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples)
           .withQuery(new io.inferlens.analysis.promql.engine.EngineOptions(

@@ -28,8 +28,9 @@ import java.nio.file.Path;
  *     SAMPLES, the sum of frames for STREAMED_XOR_CHUNKS; more answers 413 (default 64 MiB)
  * @param blockCacheBytes RocksDB block cache shared by all column families, in bytes, &ge; 0
  *     (default {@link StoreOptions#DEFAULT_BLOCK_CACHE_BYTES}, 32 MiB)
- * @param analysisWarmup evaluate the last 30 days of every target every 5 minutes so diagnoses
- *     and trends answer from the engine's cache (default true; off for store-only benchmarks)
+ * @param evalIntervalMs how often the always-on evaluator evaluates every target's new steps
+ *     into the incident journal, milliseconds (default 15 s, {@code --eval-interval}); 0 turns
+ *     it off, and diagnoses are then evaluated on demand only
  * @param rollup5mRetentionMs how long 5-minute rollups are kept, milliseconds (default 90 days)
  * @param rollup1hRetentionMs how long 1-hour rollups are kept, milliseconds (default 2 years)
  * @param headMaxSamples head samples that trigger a flush into chunks (default 2,000,000)
@@ -48,7 +49,7 @@ public record ServerConfig(
     long maxReadSeries,
     long maxReadBytes,
     long blockCacheBytes,
-    boolean analysisWarmup,
+    long evalIntervalMs,
     long rollup5mRetentionMs,
     long rollup1hRetentionMs,
     int headMaxSamples,
@@ -74,6 +75,10 @@ public record ServerConfig(
           + " ms) must be at least --rollup-5m-retention (" + rollup5mRetentionMs + " ms):"
           + " the coarse rollups are the ones kept longer");
     }
+    if (evalIntervalMs < 0) {
+      throw new IllegalArgumentException("--eval-interval (" + evalIntervalMs
+          + " ms) must be at least 0 (0 turns the evaluator off)");
+    }
     if (headMaxSamples < 1) {
       throw new IllegalArgumentException("--head-max-samples (" + headMaxSamples
           + ") must be at least 1");
@@ -86,7 +91,7 @@ public record ServerConfig(
       Path catalogFile, TargetConfig targets, long maxReadSeries, long maxReadBytes) {
     this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync, analysis,
         catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
-        true, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
+        DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
         EngineOptions.DEFAULTS);
   }
@@ -113,7 +118,7 @@ public record ServerConfig(
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
   }
 
   /**
@@ -123,7 +128,7 @@ public record ServerConfig(
   public ServerConfig withQuery(EngineOptions newQuery) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery);
   }
 
   /**
@@ -134,7 +139,7 @@ public record ServerConfig(
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
-        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
   }
 
   /**
@@ -144,16 +149,19 @@ public record ServerConfig(
   public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
-        analysisWarmup, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
   }
 
+  /** The evaluator's default interval, 15 s as Prometheus's {@code evaluation_interval}. */
+  public static final long DEFAULT_EVAL_INTERVAL_MS = 15_000L;
+
   /**
-   * @param on whether to keep the analysis cache warm in the background
+   * @param ms how often the always-on evaluator runs, milliseconds; 0 turns it off
    * @return a copy with that setting
    */
-  public ServerConfig withAnalysisWarmup(boolean on) {
+  public ServerConfig withEvalInterval(long ms) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, on,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, ms,
         rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
   }
 
@@ -166,7 +174,7 @@ public record ServerConfig(
   public ServerConfig withStoreTuning(long fiveMinuteMs, long oneHourMs, int newHeadMaxSamples) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        analysisWarmup, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query);
+        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query);
   }
 
   /**

@@ -70,6 +70,23 @@ public final class Units {
   }
 
   /**
+   * As {@link #parseDurationMs(String, String)}, also accepting {@code 0} (or {@code 0s}) for
+   * settings where zero turns something off.
+   *
+   * @param name the option, e.g. {@code --eval-interval}
+   * @param text its value
+   * @param zeroAllowed whether 0 is accepted
+   * @return the duration in milliseconds, &ge; 0
+   * @throws IllegalArgumentException naming {@code name} if the text is not a duration
+   */
+  public static long parseDurationMs(String name, String text, boolean zeroAllowed) {
+    if (zeroAllowed && text.trim().matches("0+(ms|s|m|h|d|w|y)?")) {
+      return 0;
+    }
+    return parseDurationMs(name, text);
+  }
+
+  /**
    * @param text a byte size such as {@code 33554432}, {@code 32MiB} or {@code 512KiB}
    * @return the size in bytes, &gt; 0
    * @throws IllegalArgumentException if the text is not a positive size; the message quotes it

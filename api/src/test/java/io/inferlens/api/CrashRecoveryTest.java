@@ -123,7 +123,7 @@ class CrashRecoveryTest {
     Path log = dir.resolve("inferlens2.log");
     URI base = URI.create("http://127.0.0.1:" + port);
     Process p = ExternalProcesses.startInferLens(port, data, log, "--head-max-samples", "40000",
-        "--no-analysis-warmup");
+        "--eval-interval=0s");
     Map<Long, Boolean> acked = new ConcurrentHashMap<>(); // writer << 32 | request
     long t0 = System.currentTimeMillis() - 3 * 3_600_000L;
     try {
@@ -171,7 +171,7 @@ class CrashRecoveryTest {
       }
       assertThat(acked.size()).as("acknowledged before the kill").isGreaterThanOrEqualTo(400);
 
-      p = ExternalProcesses.startInferLens(port, data, log, "--no-analysis-warmup");
+      p = ExternalProcesses.startInferLens(port, data, log, "--eval-interval=0s");
       ExternalProcesses.awaitOk(base.resolve("/-/ready"), p, Duration.ofSeconds(120), log);
       long checked = 0;
       ObjectMapper json = new ObjectMapper();

@@ -29,7 +29,7 @@ class LogFormatTest {
     int port = ExternalProcesses.freePort();
     Path log = dir.resolve("serve.log");
     Process p = ExternalProcesses.startInferLens(port, dir.resolve("data"), log,
-        "--no-analysis-warmup");
+        "--eval-interval=0s");
     try {
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (System.nanoTime() < deadline

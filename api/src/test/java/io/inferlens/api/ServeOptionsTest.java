@@ -16,10 +16,12 @@ class ServeOptionsTest {
   }
 
   @Test
-  void analysisWarmupIsOnByDefaultAndOffWithItsNegation() {
-    assertThat(parse().analysisWarmup()).isTrue();
-    assertThat(parse("--no-analysis-warmup").analysisWarmup()).isFalse();
-    assertThat(parse("--analysis-warmup").analysisWarmup()).isTrue();
+  void evaluatorRunsEvery15sByDefaultAndZeroTurnsItOff() {
+    assertThat(parse().evalIntervalMs()).isEqualTo(15_000);
+    assertThat(parse("--eval-interval", "1m").evalIntervalMs()).isEqualTo(60_000);
+    assertThat(parse("--eval-interval", "0s").evalIntervalMs()).isZero();
+    assertThatThrownBy(() -> parse("--eval-interval", "-5s"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--eval-interval");
   }
 
   @Test

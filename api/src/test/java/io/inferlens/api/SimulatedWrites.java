@@ -212,6 +212,50 @@ final class SimulatedWrites {
     }
   }
 
+  /**
+   * Replays one exporter scrape (a {@code fixtures/*.prom} text) every 15 s from {@code startMs}
+   * to {@code endMs} as a steady engine: counter, histogram and summary series grow by their
+   * scraped value every 0.1 % of a scrape ({@code value × (1 + k / 1000)} at scrape k), so rates
+   * are constant and histogram quantiles are the scrape's own distribution; gauges stay as
+   * scraped. Series get {@code job} and {@code instance} as a scrape would.
+   */
+  void replayFixture(String exposition, String job, String instance, long startMs, long endMs) {
+    java.util.Set<String> cumulative = new java.util.HashSet<>();
+    List<String> lines = new ArrayList<>();
+    for (String line : exposition.split("\n")) {
+      if (line.startsWith("# TYPE ")) {
+        String[] f = line.split(" ");
+        if (f.length >= 4 && (f[3].equals("counter") || f[3].equals("histogram")
+            || f[3].equals("summary"))) {
+          cumulative.add(f[2]);
+        }
+      } else if (!line.isEmpty() && !line.startsWith("#")) {
+        lines.add(line);
+      }
+    }
+    for (long ts = startMs, k = 0; ts <= endMs; ts += SCRAPE_MS, k++) {
+      StringBuilder scrape = new StringBuilder();
+      for (String line : lines) {
+        int sp = line.lastIndexOf(' ');
+        String series = line.substring(0, sp);
+        int brace = series.indexOf('{');
+        String name = brace < 0 ? series : series.substring(0, brace);
+        String family = name.replaceAll("_(bucket|sum|count|total)$", "");
+        double v = Double.parseDouble(line.substring(sp + 1).replace("Inf", "Infinity"));
+        if (!name.endsWith("_created") && (cumulative.contains(name)
+            || cumulative.contains(family) || cumulative.contains(family + "_total"))) {
+          v *= 1 + k / 1000.0;
+        }
+        scrape.append(series).append(' ').append(v).append('\n');
+      }
+      add(scrape.toString(), ts, job, instance);
+      if (pendingSamples > 150_000) {
+        flush();
+      }
+    }
+    flush();
+  }
+
   private static TreeMap<String, String> parseLabels(String series, String job, String instance) {
     TreeMap<String, String> labels = new TreeMap<>();
     int brace = series.indexOf('{');

@@ -455,4 +455,57 @@ class WebUiBrowserTest {
     }
     screenshot("trends-sparse");
   }
+
+  @Test
+  @Order(9)
+  void incidentsListFiltersByHashParamsAndAnIncidentTakesNotes() throws Exception {
+    long now = System.currentTimeMillis();
+    io.inferlens.analysis.diagnose.Diagnosis d = null;
+    for (io.inferlens.analysis.diagnose.Diagnosis x : server.engine().diagnoses(
+        now - 6 * 3_600_000L, now, List.of())) {
+      if (x.cause().name().equals("CAPACITY_EXHAUSTED")) {
+        d = x;
+      }
+    }
+    assertThat(d).as("the peak target's capacity diagnosis").isNotNull();
+    server.journal().record(d, now); // null when the evaluator journaled it already
+    String id = d.id();
+    // the alert runbook_url's form: cause and target filters in the hash
+    open(base, "#/incidents?cause=CAPACITY_EXHAUSTED&target=10.0.0.3");
+    assertThat(driver.findElement(By.tagName("h1")).getText()).isEqualTo("Incidents");
+    assertThat(new Select(driver.findElement(By.name("cause"))).getFirstSelectedOption()
+        .getText()).isEqualTo("CAPACITY_EXHAUSTED");
+    List<WebElement> rows = driver.findElements(By.cssSelector("table.incidents tbody tr"));
+    assertThat(rows).extracting(r -> r.getAttribute("data-id")).contains(id)
+        .allMatch(r -> r.contains("/capacity_exhausted/"));
+    // a target id (as /api/v1/targets gives it) filters too
+    driver.get("about:blank");
+    open(base, "#/incidents?target="
+        + java.net.URLEncoder.encode(peakId, java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr")))
+        .extracting(r -> r.getAttribute("data-id")).contains(id)
+        .allMatch(r -> r.startsWith(peakId + "/"));
+    driver.get("about:blank");
+    open(base, "#/incidents?cause=KV_CACHE_PRESSURE&target=10.0.0.2");
+    assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr"))).isEmpty();
+    // the Alertmanager generatorURL's form: the id encoded as one segment
+    driver.get("about:blank");
+    open(base, "#/incidents/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(driver.findElement(By.tagName("h1")).getText()).isEqualTo("CAPACITY_EXHAUSTED");
+    assertThat(driver.findElements(By.cssSelector("div.layer"))).extracting(
+        l -> l.getAttribute("data-layer")).containsExactly("latency", "queue", "resource");
+    assertThat(driver.findElement(By.cssSelector("ul.recs")).getText()).contains("max-num-seqs");
+    assertThat(driver.findElement(By.id("markdown")).getAttribute("href"))
+        .endsWith("/markdown").contains("/api/v1/incidents/");
+    driver.findElement(By.cssSelector("#note-form textarea")).sendKeys("scaled out to 2 replicas");
+    driver.findElement(By.cssSelector("#note-form input[name='author']")).sendKeys("ops");
+    driver.findElement(By.cssSelector("#note-form button")).click();
+    new WebDriverWait(driver, Duration.ofSeconds(20)).until(x ->
+        !x.findElements(By.cssSelector("#notes li")).isEmpty());
+    assertThat(driver.findElement(By.cssSelector("#notes li")).getText())
+        .contains("ops").contains("scaled out to 2 replicas");
+    assertThat(server.journal().get(id).notes()).extracting(n -> n.text())
+        .contains("scaled out to 2 replicas");
+    screenshot("incident");
+  }
 }

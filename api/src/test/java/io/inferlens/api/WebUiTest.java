@@ -48,9 +48,12 @@ class WebUiTest {
     HttpResponse<String> index = Requests.get(base.resolve("/"));
     assertThat(index.statusCode()).isEqualTo(200);
     assertThat(index.headers().firstValue("content-type").orElse("")).startsWith("text/html");
-    assertThat(index.body()).contains("<script type=\"module\" src=\"/app.js\">");
+    assertThat(index.body()).contains("<script type=\"module\" src=\"/app.js\">")
+        .contains("href=\"#/incidents\""); // the header links the incidents page
+    assertThat(Requests.get(base.resolve("/app.js")).body())
+        .contains("import { renderIncidents } from './incidents.js';");
     for (String js : List.of("/app.js", "/charts.js", "/overview.js", "/target.js",
-        "/diagnosis.js", "/trends.js", "/state.js", "/api.js", "/dom.js",
+        "/diagnosis.js", "/trends.js", "/incidents.js", "/state.js", "/api.js", "/dom.js",
         "/webjars/uplot/1.6.30/dist/uPlot.esm.js")) {
       HttpResponse<String> r = Requests.get(base.resolve(js));
       assertThat(r.statusCode()).as(js).isEqualTo(200);

@@ -27,6 +27,8 @@ final class Keys {
   static final String CF_HEAD_LOG = "head_log";
   /** Store-wide metadata: format version, next series id, head-log floor, metric metadata. */
   static final String CF_META = "meta";
+  /** The analysis's incident journal ({@link JournalStore}); created when missing. */
+  static final String CF_JOURNAL = "journal";
 
   /** Meta key of the format version; value is a 4-byte big-endian int. */
   static final byte[] META_FORMAT_VERSION = ascii("format_version");

@@ -89,6 +89,8 @@ final class RocksHandles implements AutoCloseable {
   final RocksFacade db;
   final ColumnFamilyHandle seriesById;
   final ColumnFamilyHandle meta;
+  /** Incident journal of the analysis: opaque records by start time, see {@link JournalStore}. */
+  final ColumnFamilyHandle journal;
   final ColumnFamilyHandle headLog;
   /** The fixed handles, including the unused default column family. */
   final List<ColumnFamilyHandle> fixedColumnFamilies;
@@ -118,6 +120,7 @@ final class RocksHandles implements AutoCloseable {
     this.seriesById = fixed.get(1);
     this.meta = fixed.get(2);
     this.headLog = fixed.get(3);
+    this.journal = fixed.get(4);
     this.writeOptions = writeOptions;
     this.partitionOptions = partitionOptions;
     this.rollupOptions = rollupOptions;
@@ -131,7 +134,8 @@ final class RocksHandles implements AutoCloseable {
       List.of(
           Keys.CF_SERIES_BY_ID,
           Keys.CF_META,
-          Keys.CF_HEAD_LOG);
+          Keys.CF_HEAD_LOG,
+          Keys.CF_JOURNAL);
 
   /**
    * Opens or creates the database in {@code options.dataDir()} with the fixed column families and

@@ -104,6 +104,7 @@ public final class TimeSeriesStore
   private final ChunkQuerier chunks;
   private final RollupQuerier rollups;
   private final MetadataStore metadata;
+  private final JournalStore journal;
   private final Retention retention;
   private final StoreMaintenance maintenance;
   /** The background thread; package-private so tests run its tick with a fake clock. */
@@ -119,6 +120,7 @@ public final class TimeSeriesStore
     this.chunks = new ChunkQuerier(core);
     this.rollups = new RollupQuerier(core, chunks);
     this.metadata = new MetadataStore(core);
+    this.journal = new JournalStore(core);
     this.retention = new Retention(core);
   }
 
@@ -350,12 +352,24 @@ public final class TimeSeriesStore
   /**
    * Drops whole partitions past their retention; see {@link Retention#enforceRetention(long)}.
    *
+   * Incident journal records that started before the 1-hour rollups' horizon go too.
+   *
    * @param nowMs the current time in milliseconds
    * @return partitions dropped, all kinds
    * @throws StorageException if RocksDB fails or the store is closed
    */
   public int enforceRetention(long nowMs) throws StorageException {
-    return retention.enforceRetention(nowMs);
+    int dropped = retention.enforceRetention(nowMs);
+    journal.dropBefore(StoreCore.saturatedSubtract(nowMs, options().rollup1hRetentionMs()));
+    return dropped;
+  }
+
+  /**
+   * @return the incident journal's record store; its records follow the 1-hour rollups'
+   *     retention ({@link #enforceRetention})
+   */
+  public JournalStore journal() {
+    return journal;
   }
 
   /**

@@ -73,9 +73,9 @@ class RocksTuningTest extends StoreTestBase {
         }
       }
     }
-    // default, 3 fixed (series_by_id, meta, head_log), and the chunk, 5 m and 1 h partitions of
-    // NOW_MS.
-    assertThat(cfs).hasSize(7);
+    // default, 4 fixed (series_by_id, meta, head_log, journal), and the chunk, 5 m and 1 h
+    // partitions of NOW_MS.
+    assertThat(cfs).hasSize(8);
   }
 
   /**

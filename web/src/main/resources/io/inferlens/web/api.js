@@ -20,3 +20,24 @@ export async function get(path, params = {}) {
   }
   return body.data;
 }
+
+/**
+ * POSTs a JSON body to an API path and returns its `data`.
+ * @param {string} path e.g. /api/v1/incidents/ID/notes
+ * @param {Object} body sent as application/json
+ * @returns {Promise<any>} the envelope's data; rejects with the server's error message
+ */
+export async function postJson(path, body) {
+  const u = new URL(path, location.origin);
+  const r = await fetch(u, {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  let env = null;
+  try { env = await r.json(); } catch (e) { /* not JSON */ }
+  if (!r.ok || !env || env.status !== 'success') {
+    throw new Error((env && env.error) || `${r.status} ${r.statusText} for ${u.pathname}`);
+  }
+  return env.data;
+}

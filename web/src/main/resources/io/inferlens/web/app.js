@@ -5,6 +5,7 @@ import { renderOverview } from './overview.js';
 import { renderTarget } from './target.js';
 import { renderDiagnosis } from './diagnosis.js';
 import { renderTrends } from './trends.js';
+import { renderIncidents } from './incidents.js';
 import { h } from './dom.js';
 
 const app = document.getElementById('app');
@@ -17,6 +18,7 @@ const ROUTES = {
   target: { render: renderTarget, range: '6h', title: 'Target' },
   diagnosis: { render: renderDiagnosis, range: '24h', title: 'Diagnosis' },
   trends: { render: renderTrends, range: '30d', title: 'Trends' },
+  incidents: { render: renderIncidents, range: '7d', title: 'Incidents' },
 };
 
 function routeOf() {

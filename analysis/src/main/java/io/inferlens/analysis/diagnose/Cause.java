@@ -47,6 +47,15 @@ public enum Cause {
   MONITORING_GAP(List.of(
       "fix scraping first (target down, scrape timeout, compression negotiation)",
       "do not trust other diagnoses inside the gap")),
+  /**
+   * Every target of a sender went quiet at once: the remote write stopped (the sender restarted,
+   * its queue lags or the network failed), not N monitoring gaps.
+   */
+  REMOTE_WRITE_STOPPED(List.of(
+      "check the sender: is Prometheus (or vmagent, Alloy) running, and its remote-write queue"
+          + " (prometheus_remote_storage_samples_pending, _failed_samples_total)?",
+      "check the network path and InferLens's /-/ready from the sender",
+      "no engine fault is implied: diagnoses resume when samples arrive")),
   /** A new model/version label is slower than the previous one at comparable load. */
   VERSION_REGRESSION(List.of(
       "roll back to the previous model version",

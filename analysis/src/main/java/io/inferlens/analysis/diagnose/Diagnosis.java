@@ -16,7 +16,16 @@ import java.util.Map;
  * @param summary one sentence a person can act on, with the numbers
  * @param chain latency, queue and resource layers, in that order
  * @param recommendations what to change, most effective first
+ * @param stale whether the period is open while its target has sent nothing since its last
+ *     step (silence neither extends nor resolves it: only data showing recovery does)
  */
 public record Diagnosis(String id, Cause cause, String severity, Map<String, String> target,
     long startMs, Long endMs, String summary, List<ChainLayer> chain,
-    List<String> recommendations) {}
+    List<String> recommendations, boolean stale) {
+
+  /** @return a copy with another id, start and end (merging and journal adoption) */
+  public Diagnosis withSpan(String newId, long newStartMs, Long newEndMs) {
+    return new Diagnosis(newId, cause, severity, target, newStartMs, newEndMs, summary, chain,
+        recommendations, stale);
+  }
+}

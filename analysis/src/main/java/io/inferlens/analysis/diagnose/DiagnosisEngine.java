@@ -254,7 +254,7 @@ public final class DiagnosisEngine {
         endMs, step, now, cache, cacheKey(target, signals), startMs);
     int reportFrom = (int) Math.min(frame.steps(), (startMs - evalStart + step - 1) / step);
     Diagnoser.Result result = new Diagnoser(config).diagnose(history, frame, reportFrom,
-        target.id(), target.labels(), Math.min(now, dataEnd(frame)));
+        target.id(), target.labels());
     return new TargetAnalysis(target, signals, frame, reportFrom, history, result);
   }
 
@@ -344,8 +344,29 @@ public final class DiagnosisEngine {
     }
     dropReplacedModelGaps(analyses, out);
     out.addAll(versionRegressions(analyses, startMs, endMs));
-    out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
-    return out;
+    List<Map<String, String>> reporting = new ArrayList<>();
+    for (TargetAnalysis a : analyses) {
+      reporting.add(a.target().labels());
+    }
+    return IncidentMerge.merge(out, reporting, silenceGraceMs());
+  }
+
+  /**
+   * Prometheus's remote-write {@code batch_send_deadline} default, 5 s: the longest a sample
+   * waits in a sender's queue before it is sent (Prometheus docs, remote_write queue_config).
+   */
+  public static final long DEFAULT_BATCH_DEADLINE_MS = 5_000;
+
+  /**
+   * How long the newest samples may still be on their way: twice the remote-write batch deadline
+   * plus one scrape interval (the analysis step stands for it): 25 s by default. The always-on
+   * evaluator stays that far behind the clock, and gaps of several targets starting within it of
+   * each other are one silence of their sender.
+   *
+   * @return the grace, milliseconds
+   */
+  public long silenceGraceMs() {
+    return 2 * DEFAULT_BATCH_DEADLINE_MS + config.stepMs();
   }
 
   /**
@@ -484,7 +505,7 @@ public final class DiagnosisEngine {
     String model = nextSpan.model() + (nextSpan.version().isEmpty() ? "" : " " + nextSpan.version());
     Evidence e = new Evidence(ind.key(), nextMedian, config.versionRegressionRatio() * prevMedian,
         prevMedian, ind.unit(), Diagnoser.duration(config.rateWindowMs()), nextMedian, nextMedian,
-        query(next, ind));
+        query(next, ind), "ratio");
     List<ChainLayer> chain = List.of(
         new ChainLayer("latency", "breached", List.of(e)),
         new ChainLayer("queue", "unknown", List.of()),
@@ -496,7 +517,7 @@ public final class DiagnosisEngine {
     return new Diagnosis(next.target().id() + "/version_regression/" + nextSpan.firstMs(),
         Cause.VERSION_REGRESSION, "warning", next.target().labels(), nextSpan.firstMs(),
         nextSpan.lastMs() + 2 * config.stepMs() >= clock.millis() ? null : nextSpan.lastMs(),
-        summary, chain, Cause.VERSION_REGRESSION.recommendations());
+        summary, chain, Cause.VERSION_REGRESSION.recommendations(), false);
   }
 
   /**
@@ -574,6 +595,11 @@ public final class DiagnosisEngine {
       }
       return Double.NaN;
     }
+  }
+
+  /** @return the grouping and join labels in use */
+  public TargetConfig targetConfig() {
+    return targetConfig;
   }
 
   /** @return the catalog in use */

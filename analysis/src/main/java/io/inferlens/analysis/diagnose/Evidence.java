@@ -14,6 +14,10 @@ package io.inferlens.analysis.diagnose;
  * @param promql the PromQL expression the indicator was evaluated from, templated with the
  *     target's matchers ({@link IndicatorQueries}), to paste into Grafana; null where the value
  *     came from rollups only
+ * @param basis where the threshold came from: {@code slo} (an explicit {@code --slo}),
+ *     {@code baseline} (headroom × the learned P95), {@code static} (the extreme static limit
+ *     in force before a baseline exists), {@code ratio} (a comparison with another period);
+ *     null where no threshold applies
  */
 public record Evidence(String signal, double value, Double threshold, Double baseline,
-    String unit, String window, double low, double high, String promql) {}
+    String unit, String window, double low, double high, String promql, String basis) {}

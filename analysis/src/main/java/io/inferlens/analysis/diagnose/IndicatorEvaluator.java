@@ -191,8 +191,14 @@ public final class IndicatorEvaluator {
     return v;
   }
 
-  /** The indicators one signal feeds. */
-  static Indicator[] indicators(Signal s) {
+  /**
+   * The indicators one signal feeds, e.g. TTFT → {@code ttft_p50}, {@code ttft_p95},
+   * {@code ttft_p99}.
+   *
+   * @param s a signal
+   * @return its indicators, a fresh array; empty for a signal no indicator reads
+   */
+  public static Indicator[] indicators(Signal s) {
     switch (s) {
       case TTFT: return new Indicator[] {Indicator.TTFT_P50, Indicator.TTFT_P95, Indicator.TTFT_P99};
       case TPOT: return new Indicator[] {Indicator.TPOT_P50, Indicator.TPOT_P95, Indicator.TPOT_P99};
@@ -227,18 +233,15 @@ public final class IndicatorEvaluator {
   private void markGaps(Querier store, ResolvedSignal heartbeat, IndicatorFrame frame,
       long fromMs, long untilMs) throws StorageException {
     long lastStep = frame.timeMs(frame.steps() - 1);
-    List<Series> series = store.select(heartbeat.matchers(), fromMs - 10 * 60_000L, lastStep);
-    // Merge all live (non-stale) sample timestamps of the heartbeat series.
-    long[] ts = series.stream().flatMapToLong(s -> {
-      long[] live = new long[s.size()];
-      int k = 0;
-      for (int i = 0; i < s.size(); i++) {
-        if (!StaleMarker.is(s.valueBits()[i])) {
-          live[k++] = s.timestampsMs()[i];
-        }
+    long[] ts = new long[0];
+    // Ten minutes before the frame show the scrape interval; a silence longer than that (the
+    // evaluator's new steps of a target that stopped) needs the samples from before it began.
+    for (long back : GAP_LOOKBACKS_MS) {
+      ts = heartbeatTimes(store, heartbeat, fromMs - back, lastStep);
+      if (ts.length >= 3) {
+        break;
       }
-      return Arrays.stream(live, 0, k);
-    }).sorted().distinct().toArray();
+    }
     if (ts.length < 3) {
       return;
     }
@@ -259,6 +262,26 @@ public final class IndicatorEvaluator {
     if (untilMs - last > allowed + DELIVERY_SLACK_MS) {
       mark(frame, last + interval, untilMs);
     }
+  }
+
+  /** How far before a frame's first step its heartbeat samples are looked for, widening. */
+  private static final long[] GAP_LOOKBACKS_MS = {
+      10 * 60_000L, 3_600_000L, 6 * 3_600_000L, 86_400_000L};
+
+  /** The live (non-stale) sample timestamps of the heartbeat series, merged and sorted. */
+  private static long[] heartbeatTimes(Querier store, ResolvedSignal heartbeat, long fromMs,
+      long toMs) throws StorageException {
+    List<Series> series = store.select(heartbeat.matchers(), fromMs, toMs);
+    return series.stream().flatMapToLong(s -> {
+      long[] live = new long[s.size()];
+      int k = 0;
+      for (int i = 0; i < s.size(); i++) {
+        if (!StaleMarker.is(s.valueBits()[i])) {
+          live[k++] = s.timestampsMs()[i];
+        }
+      }
+      return Arrays.stream(live, 0, k);
+    }).sorted().distinct().toArray();
   }
 
   private static void mark(IndicatorFrame frame, long fromMs, long toMs) {

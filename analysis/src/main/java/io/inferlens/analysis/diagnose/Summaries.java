@@ -35,6 +35,7 @@ final class Summaries {
       case UPSTREAM_BACKLOG: lead = "Upstream Kafka backlog growing while inference keeps up";
         break;
       case MONITORING_GAP: lead = "Scrapes missing"; break;
+      case REMOTE_WRITE_STOPPED: lead = "No samples from any target: remote write stopped"; break;
       case VERSION_REGRESSION: lead = "New model version slower"; break;
       default: lead = cause.name();
     }
@@ -69,9 +70,22 @@ final class Summaries {
             ? "Kafka lag " + range(e.low(), e.high()) + " messages" : null;
       default:
         if ("latency".equals(layer) && e.threshold() != null && e.value() > e.threshold()) {
-          return label(e.signal()) + " " + versus(e.value(), e.threshold());
+          return label(e.signal()) + " " + versus(e.value(), e.threshold()) + basis(e.basis());
         }
         return null;
+    }
+  }
+
+  /** Which threshold applied, so a reader knows what the verdict rests on. */
+  private static String basis(String basis) {
+    if (basis == null) {
+      return "";
+    }
+    switch (basis) {
+      case "slo": return " (SLO)";
+      case "baseline": return " (learned baseline)";
+      case "static": return " (static limit, no baseline yet)";
+      default: return "";
     }
   }
 

@@ -50,7 +50,7 @@ class DiagnoserTest {
 
   static Diagnoser.Result run(IndicatorFrame f) {
     return new Diagnoser(CONFIG).diagnose(f, 0, "t1",
-        Map.of("job", "vllm", "instance", "a:8000"), T0 + 2 * HOUR * STEP);
+        Map.of("job", "vllm", "instance", "a:8000"));
   }
 
   static List<Cause> causes(Diagnoser.Result r) {
@@ -166,7 +166,7 @@ class DiagnoserTest {
   void sloOverridesTheBaseline() {
     AnalysisConfig c = CONFIG.withSlos(Map.of(Indicator.E2E_P95, 2.0));
     Diagnoser.Result r = new Diagnoser(c).diagnose(new FrameBuilder().healthyEngine().f, 0, "t1",
-        Map.of(), T0 + 2 * HOUR * STEP);
+        Map.of());
     assertThat(causes(r)).containsOnly(Cause.PER_REQUEST_SLOWDOWN);
     assertThat(r.thresholds().get(Indicator.E2E_P95)[5]).isEqualTo(2.0);
   }
@@ -174,7 +174,7 @@ class DiagnoserTest {
   @Test
   void staticDefaultHoldsUntilEnoughHistory() {
     Diagnoser.Result r = run(new FrameBuilder().healthyEngine().f);
-    assertThat(r.thresholds().get(Indicator.E2E_P95)[0]).isEqualTo(10.0);
+    assertThat(r.thresholds().get(Indicator.E2E_P95)[0]).isEqualTo(600.0);
     assertThat(r.baselines().get(Indicator.E2E_P95)[0]).isNaN();
     assertThat(r.baselines().get(Indicator.E2E_P95)[HOUR + 10]).isBetween(2.9, 3.2);
   }
@@ -212,9 +212,8 @@ class DiagnoserTest {
     IndicatorFrame tail = new IndicatorFrame(T0 + 90 * 60_000L + STEP, STEP, steps - rawFrom);
     tail.put(Indicator.E2E_P95, java.util.Arrays.copyOfRange(v, rawFrom, steps));
     Diagnoser d = new Diagnoser(UNSMOOTHED);
-    long end = T0 + steps * STEP;
-    Diagnoser.Result stepwise = d.diagnose(all, 0, "t1", Map.of(), end);
-    Diagnoser.Result coarse = d.diagnose(history, tail, 0, "t1", Map.of(), end);
+    Diagnoser.Result stepwise = d.diagnose(all, 0, "t1", Map.of());
+    Diagnoser.Result coarse = d.diagnose(history, tail, 0, "t1", Map.of());
     // By the last step every value older than `for` has joined either way: the same counts in
     // the same histogram buckets, so the same P95 (f(6) = 3.6 is the largest value).
     double want = stepwise.baselines().get(Indicator.E2E_P95)[steps - 1];
@@ -241,8 +240,7 @@ class DiagnoserTest {
     double[] v = new double[40];
     java.util.Arrays.fill(v, 20);
     frame.put(Indicator.E2E_P95, v);
-    Diagnoser.Result r = new Diagnoser(CONFIG).diagnose(history, frame, 0, "t1", Map.of(),
-        frame.timeMs(39));
+    Diagnoser.Result r = new Diagnoser(CONFIG).diagnose(history, frame, 0, "t1", Map.of());
     assertThat(causes(r)).containsExactly(Cause.PER_REQUEST_SLOWDOWN);
     Diagnosis d = r.diagnoses().get(0);
     assertThat(d.startMs()).isEqualTo(T0 + 50 * 60_000L);
@@ -260,7 +258,7 @@ class DiagnoserTest {
     history.put(Indicator.E2E_P95, new double[] {3, 3, 3});
     IndicatorFrame frame = new IndicatorFrame(T0 + 60_000, STEP, 4);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> new Diagnoser(CONFIG)
-        .diagnose(history, frame, 0, "t1", Map.of(), T0))
+        .diagnose(history, frame, 0, "t1", Map.of()))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("7000 ms");
   }
 }

@@ -276,7 +276,7 @@ class DiagnosisEngineTest {
         end, STEP, NOW);
     int reportFrom = (int) ((start - rawStart + STEP - 1) / STEP);
     Diagnoser.Result stepwise = new Diagnoser(CONFIG).diagnose(raw, reportFrom, t.id(),
-        t.labels(), end);
+        t.labels());
     double[] want = stepwise.baselines().get(Indicator.E2E_P95);
     double[] got = a.result().baselines().get(Indicator.E2E_P95);
     int offset = (int) ((a.frame().startMs() - rawStart) / STEP);

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class SummariesTest {
 
   private static Evidence latency(String signal, double value, double threshold) {
-    return new Evidence(signal, value, threshold, null, "s", "5m", value, value, null);
+    return new Evidence(signal, value, threshold, null, "s", "5m", value, value, null, null);
   }
 
   @Test

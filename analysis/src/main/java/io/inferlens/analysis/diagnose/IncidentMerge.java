@@ -1,0 +1,165 @@
+package io.inferlens.analysis.diagnose;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One incident, one primary cause: the rules that merge what the per-target streams found, applied
+ * alike to on-demand diagnoses and to the always-on evaluator's open set.
+ *
+ * <ul>
+ *   <li>A VERSION_REGRESSION explains the latency of its target while it lasts: a
+ *       PER_REQUEST_SLOWDOWN or WORKLOAD_SHIFT of the same target overlapping it is dropped.
+ *   <li>A monitoring gap inside a problem period of the same target is dropped: the period stays
+ *       open (stale) across it and carries the story.
+ *   <li>When the monitoring gaps of every target that was reporting start within
+ *       {@code toleranceMs} of each other (at least two targets), the sender stopped: they are
+ *       replaced by one REMOTE_WRITE_STOPPED condition over the targets' common labels.
+ * </ul>
+ *
+ * <p>Stateless.
+ */
+public final class IncidentMerge {
+
+  private IncidentMerge() {}
+
+  /**
+   * @param all diagnoses of several targets over one range; not modified
+   * @param reporting the labels of every target that had samples in the range (so that one whose
+   *     silence began earlier does not count as still reporting)
+   * @param toleranceMs how close the starts of the gaps must be, ms (the evaluator uses twice the
+   *     remote-write batch deadline plus one scrape interval)
+   * @return the merged diagnoses, oldest first
+   */
+  public static List<Diagnosis> merge(List<Diagnosis> all, Collection<Map<String, String>> reporting,
+      long toleranceMs) {
+    List<Diagnosis> out = new ArrayList<>();
+    for (Diagnosis d : all) {
+      if (!explainedByRegression(d, all) && !gapInsidePeriod(d, all)) {
+        out.add(d);
+      }
+    }
+    out = senderSilence(out, reporting, toleranceMs);
+    out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
+    return out;
+  }
+
+  private static boolean overlaps(Diagnosis a, Diagnosis b) {
+    long aEnd = a.endMs() == null ? Long.MAX_VALUE : a.endMs();
+    long bEnd = b.endMs() == null ? Long.MAX_VALUE : b.endMs();
+    return a.startMs() <= bEnd && b.startMs() <= aEnd;
+  }
+
+  private static boolean explainedByRegression(Diagnosis d, List<Diagnosis> all) {
+    if (d.cause() != Cause.PER_REQUEST_SLOWDOWN && d.cause() != Cause.WORKLOAD_SHIFT) {
+      return false;
+    }
+    for (Diagnosis r : all) {
+      if (r.cause() == Cause.VERSION_REGRESSION && r.target().equals(d.target())
+          && overlaps(r, d)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean gapInsidePeriod(Diagnosis d, List<Diagnosis> all) {
+    if (d.cause() != Cause.MONITORING_GAP) {
+      return false;
+    }
+    for (Diagnosis p : all) {
+      if (p.cause() != Cause.MONITORING_GAP && p.cause() != Cause.VERSION_REGRESSION
+          && p.target().equals(d.target()) && p.startMs() <= d.startMs()
+          && (p.endMs() == null || d.endMs() != null && d.endMs() <= p.endMs())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static List<Diagnosis> senderSilence(List<Diagnosis> in,
+      Collection<Map<String, String>> reporting, long toleranceMs) {
+    List<Diagnosis> gaps = new ArrayList<>();
+    for (Diagnosis d : in) {
+      if (d.cause() == Cause.MONITORING_GAP) {
+        gaps.add(d);
+      }
+    }
+    if (gaps.size() < 2) {
+      return in;
+    }
+    gaps.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
+    List<Diagnosis> out = new ArrayList<>(in);
+    int i = 0;
+    while (i < gaps.size()) {
+      int j = i + 1;
+      while (j < gaps.size() && gaps.get(j).startMs() - gaps.get(i).startMs() <= toleranceMs) {
+        j++;
+      }
+      List<Diagnosis> cluster = gaps.subList(i, j);
+      if (cluster.size() >= 2 && coversAll(cluster, reporting, out)) {
+        out.removeAll(cluster);
+        out.add(stopped(cluster));
+      }
+      i = j;
+    }
+    return out;
+  }
+
+  /**
+   * Whether every reporting target is silent at the cluster's last start: in the cluster, or in
+   * an older gap still running then.
+   */
+  private static boolean coversAll(List<Diagnosis> cluster,
+      Collection<Map<String, String>> reporting, List<Diagnosis> all) {
+    long at = cluster.get(cluster.size() - 1).startMs();
+    for (Map<String, String> t : reporting) {
+      boolean silent = false;
+      for (Diagnosis g : all) {
+        if (g.cause() == Cause.MONITORING_GAP && g.target().equals(t) && g.startMs() <= at
+            && (g.endMs() == null || g.endMs() >= at)) {
+          silent = true;
+          break;
+        }
+      }
+      if (!silent) {
+        for (Diagnosis g : cluster) {
+          silent |= g.target().equals(t);
+        }
+      }
+      if (!silent) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Diagnosis stopped(List<Diagnosis> cluster) {
+    Map<String, String> common = new LinkedHashMap<>(cluster.get(0).target());
+    long start = Long.MAX_VALUE;
+    Long end = Long.MIN_VALUE;
+    for (Diagnosis g : cluster) {
+      common.entrySet().removeIf(e -> !e.getValue().equals(g.target().get(e.getKey())));
+      start = Math.min(start, g.startMs());
+      end = end == null || g.endMs() == null ? null : Math.max(end, g.endMs());
+    }
+    List<ChainLayer> chain = List.of(
+        new ChainLayer("latency", "unknown", List.of()),
+        new ChainLayer("queue", "unknown", List.of()),
+        new ChainLayer("resource", "unknown", List.of()));
+    String summary = String.format(Locale.ROOT,
+        "No samples from any of the %d targets at once: remote write stopped; %s.",
+        cluster.size(), Cause.REMOTE_WRITE_STOPPED.recommendations().get(0));
+    StringBuilder id = new StringBuilder("sender");
+    for (String v : common.values()) {
+      id.append('~').append(v);
+    }
+    return new Diagnosis(id + "/remote_write_stopped/" + start, Cause.REMOTE_WRITE_STOPPED,
+        "warning", common, start, end, summary, chain,
+        Cause.REMOTE_WRITE_STOPPED.recommendations(), false);
+  }
+}

@@ -1,0 +1,91 @@
+package io.inferlens.analysis.incident;
+
+import io.inferlens.analysis.diagnose.Diagnosis;
+import io.inferlens.analysis.diagnose.DiagnosisEngine;
+import io.inferlens.analysis.target.Target;
+import io.inferlens.storage.Matcher;
+import io.inferlens.storage.StorageException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Diagnoses over any range: from the {@link IncidentJournal} where the evaluator has covered the
+ * range, evaluated on demand by the {@link DiagnosisEngine} where it has not (history from before
+ * the evaluator's first start, targets it never saw). Both come from the same
+ * {@link io.inferlens.analysis.diagnose.DiagnosisStream} rules, so the seam does not show; where
+ * an incident is in both, the journal's copy (with its notes and timestamps) wins.
+ *
+ * <p>Thread safe.
+ */
+public final class DiagnosisHistory {
+
+  private final DiagnosisEngine engine;
+  private final IncidentJournal journal;
+
+  /**
+   * @param engine evaluates the uncovered part
+   * @param journal the evaluator's journal
+   */
+  public DiagnosisHistory(DiagnosisEngine engine, IncidentJournal journal) {
+    this.engine = engine;
+    this.journal = journal;
+  }
+
+  /**
+   * @param startMs range start, ms
+   * @param endMs range end, ms, ≥ start
+   * @param selectors target filters as for {@link DiagnosisEngine#diagnoses}; empty keeps all
+   * @return diagnoses overlapping the range, oldest start first
+   * @throws StorageException if the store fails
+   * @throws IllegalArgumentException as {@link DiagnosisEngine#analyze} for an uncovered range
+   *     too long to evaluate
+   */
+  public List<Diagnosis> diagnoses(long startMs, long endMs, List<List<Matcher>> selectors)
+      throws StorageException {
+    List<Diagnosis> out = new ArrayList<>();
+    Set<String> ids = new HashSet<>();
+    for (Incident inc : journal.list(startMs, endMs, d -> selected(d.target(), selectors))) {
+      out.add(inc.diagnosis());
+      ids.add(inc.id());
+    }
+    long coveredFrom = journal.coveredFromMin();
+    if (startMs < coveredFrom) {
+      long until = Math.min(endMs, coveredFrom == Long.MAX_VALUE ? endMs : coveredFrom);
+      for (Diagnosis d : engine.diagnoses(startMs, until, selectors)) {
+        long[] c = coverageOf(d.target());
+        if (!ids.contains(d.id()) && (c == null || d.startMs() < c[0])) {
+          out.add(d);
+        }
+      }
+    }
+    out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
+    return out;
+  }
+
+  private long[] coverageOf(Map<String, String> labels) {
+    return journal.coverage(new Target(labels).id());
+  }
+
+  /** Whether grouping labels pass the selectors (empty keeps all); {@code __name__} ignored. */
+  static boolean selected(Map<String, String> labels, List<List<Matcher>> selectors) {
+    if (selectors.isEmpty()) {
+      return true;
+    }
+    for (List<Matcher> sel : selectors) {
+      boolean all = true;
+      for (Matcher m : sel) {
+        if (!m.name().equals("__name__")
+            && !m.matches(labels.getOrDefault(m.name(), ""))) {
+          all = false;
+        }
+      }
+      if (all) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

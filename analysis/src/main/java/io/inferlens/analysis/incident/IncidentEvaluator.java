@@ -1,0 +1,424 @@
+package io.inferlens.analysis.incident;
+
+import io.inferlens.analysis.catalog.Signal;
+import io.inferlens.analysis.diagnose.AnalysisConfig;
+import io.inferlens.analysis.diagnose.Cause;
+import io.inferlens.analysis.diagnose.Diagnosis;
+import io.inferlens.analysis.diagnose.DiagnosisEngine;
+import io.inferlens.analysis.diagnose.DiagnosisStream;
+import io.inferlens.analysis.diagnose.Indicator;
+import io.inferlens.analysis.diagnose.IndicatorEvaluator;
+import io.inferlens.analysis.diagnose.IndicatorFrame;
+import io.inferlens.analysis.diagnose.IncidentMerge;
+import io.inferlens.analysis.target.ResolvedSignal;
+import io.inferlens.analysis.target.Target;
+import io.inferlens.storage.Querier;
+import io.inferlens.storage.StorageException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The always-on evaluator, like Prometheus's rule manager: every evaluation interval it feeds each
+ * target's new steps (only those) through the target's {@link DiagnosisStream} and writes what
+ * opened, changed or resolved to the {@link IncidentJournal}.
+ *
+ * <ul>
+ *   <li><b>Grace.</b> It evaluates up to {@code now − grace} ({@link
+ *       DiagnosisEngine#silenceGraceMs()}: twice the remote-write batch deadline plus one scrape
+ *       interval, 25 s by default), since newer samples may still be in the sender's queue.
+ *   <li><b>Bootstrap.</b> A target seen for the first time (or after a restart) starts from a
+ *       batch evaluation of the engine ending at the present ({@link DiagnosisEngine#analyze}):
+ *       the baselines learned from the 14-day lookback, the lead-in's smoothing, and a period
+ *       already in progress. After a restart it covers the time since the journal's coverage
+ *       ended, up to {@link #MAX_CATCH_UP_MS}; older ranges are evaluated on demand. An open
+ *       incident found again keeps its journal id.
+ *   <li><b>Late data.</b> Samples appended with timestamps before what was already evaluated (a
+ *       backfill, a sender replaying its queue) make every target re-evaluate from there, at most
+ *       once per {@link #REEVALUATE_MIN_INTERVAL_MS}; incidents that re-evaluation no longer finds
+ *       are removed from the journal.
+ *   <li><b>Merging.</b> What all targets found in one evaluation goes through {@link
+ *       IncidentMerge} (one incident, one cause; all targets quiet at once is one
+ *       REMOTE_WRITE_STOPPED), and the open gap of a model replaced on its instance by another is
+ *       a deployment, not a gap.
+ * </ul>
+ *
+ * <p>Thread safe: {@link #evaluate()} is serialized; the append listener only lowers an atomic.
+ */
+public final class IncidentEvaluator {
+
+  /** Longest range a restart catches up by itself: 1 day, ms; older is evaluated on demand. */
+  public static final long MAX_CATCH_UP_MS = 86_400_000L;
+  /** Late data re-evaluates at most this often: 5 minutes, ms. */
+  public static final long REEVALUATE_MIN_INTERVAL_MS = 300_000L;
+  /** Targets are looked for this often, ms, and over the last {@link #DISCOVERY_WINDOW_MS}. */
+  static final long DISCOVERY_PERIOD_MS = 60_000L;
+  static final long DISCOVERY_WINDOW_MS = 15 * 60_000L;
+  /** Signals are re-resolved (a renamed metric, a new exporter) this often, ms. */
+  static final long RESOLVE_PERIOD_MS = 3_600_000L;
+  /** A target silent this long is forgotten by the evaluator (its journal stays), ms. */
+  static final long FORGET_AFTER_MS = 86_400_000L;
+  /** Resolved incidents are handed to the listener this long after they resolved, ms. */
+  public static final long RESOLVED_RETENTION_MS = 15 * 60_000L;
+
+  /** Told the incidents that hold, and those resolved recently, after every evaluation. */
+  @FunctionalInterface
+  public interface Listener {
+    /**
+     * @param incidents open incidents, then those resolved within {@link #RESOLVED_RETENTION_MS}
+     * @param nowMs wall-clock time of the evaluation, ms
+     */
+    void evaluated(List<Diagnosis> incidents, long nowMs);
+  }
+
+  /**
+   * What one evaluation did.
+   *
+   * @param evaluatedToMs the last step evaluated, ms
+   * @param targets targets evaluated
+   * @param steps new steps fed, all targets
+   * @param bootstrapped targets started from a batch evaluation
+   * @param written incidents opened, updated or resolved in the journal
+   * @param open incidents open after it
+   */
+  public record Cycle(long evaluatedToMs, int targets, long steps, int bootstrapped, int written,
+      int open) {}
+
+  private static final class TargetState {
+    Target target;
+    Map<Signal, ResolvedSignal> signals;
+    DiagnosisStream stream;
+    long resolvedAtMs;
+    long coveredFromMs;
+  }
+
+  private final DiagnosisEngine engine;
+  private final Querier store;
+  private final IncidentJournal journal;
+  private final Clock clock;
+  private final AnalysisConfig config;
+  private final Listener listener;
+  private final Map<String, TargetState> states = new LinkedHashMap<>();
+  private final AtomicLong lateFromMs = new AtomicLong(Long.MAX_VALUE);
+  private volatile long evaluatedToMs = Long.MIN_VALUE;
+  private long lastDiscoveryMs = Long.MIN_VALUE;
+  private long lastReevaluationMs = Long.MIN_VALUE;
+  private List<Target> known = List.of();
+  /** Open gaps seen once and not journaled yet: a sender's silence gets one interval to form. */
+  private Set<String> deferredGaps = new HashSet<>();
+  private long lastRegressionCheckMs = Long.MIN_VALUE;
+  private List<Diagnosis> regressions = List.of();
+
+  /**
+   * @param engine the analysis engine (its configuration, store and catalog)
+   * @param store the store, whose appends are watched for late data
+   * @param journal where incidents go
+   * @param clock the present
+   * @param listener told after each evaluation (Alertmanager), or null
+   */
+  public IncidentEvaluator(DiagnosisEngine engine, Querier store, IncidentJournal journal,
+      Clock clock, Listener listener) {
+    this.engine = engine;
+    this.store = store;
+    this.journal = journal;
+    this.clock = clock;
+    this.config = engine.config();
+    this.listener = listener;
+    store.addAppendListener((min, max) -> {
+      if (min <= evaluatedToMs) {
+        lateFromMs.accumulateAndGet(min, Math::min);
+      }
+    });
+  }
+
+  /** @return the journal written to */
+  public IncidentJournal journal() {
+    return journal;
+  }
+
+  /** @return the last step evaluated, ms; {@link Long#MIN_VALUE} before the first evaluation */
+  public long evaluatedToMs() {
+    return evaluatedToMs;
+  }
+
+  /**
+   * One evaluation of every target, up to {@code now − grace} on the step grid.
+   *
+   * @return what it did
+   * @throws StorageException if the store fails (the next evaluation retries)
+   */
+  public synchronized Cycle evaluate() throws StorageException {
+    long now = clock.millis();
+    long step = config.stepMs();
+    long grace = engine.silenceGraceMs();
+    long upTo = Math.floorDiv(now - grace, step) * step;
+    if (now - lastDiscoveryMs >= DISCOVERY_PERIOD_MS || known.isEmpty()) {
+      known = engine.targets(upTo - DISCOVERY_WINDOW_MS, upTo);
+      lastDiscoveryMs = now;
+    }
+    long late = Long.MAX_VALUE;
+    if (lateFromMs.get() != Long.MAX_VALUE
+        && now - lastReevaluationMs >= REEVALUATE_MIN_INTERVAL_MS) {
+      late = lateFromMs.getAndSet(Long.MAX_VALUE);
+      lastReevaluationMs = now;
+    }
+    for (Target t : known) {
+      states.computeIfAbsent(t.id(), k -> new TargetState()).target = t;
+    }
+    List<Diagnosis> found = new ArrayList<>();
+    Set<Map<String, String>> reporting = new HashSet<>();
+    Set<String> bootstrappedIds = new HashSet<>();
+    Map<String, long[]> cover = new HashMap<>();
+    Map<String, Long> newestByInstance = new HashMap<>();
+    long steps = 0;
+    int boot = 0;
+    String modelLabel = engine.targetConfig().modelLabel();
+    for (java.util.Iterator<TargetState> it = states.values().iterator(); it.hasNext(); ) {
+      TargetState st = it.next();
+      boolean fresh = st.stream == null || now - st.resolvedAtMs >= RESOLVE_PERIOD_MS
+          || late <= st.stream.lastStepMs();
+      if (fresh) {
+        long from = bootstrapFrom(st, late, upTo);
+        if (st.stream != null) {
+          from = Math.min(from, st.stream.lastStepMs() + step);
+        }
+        DiagnosisEngine.TargetAnalysis a = engine.analyze(st.target, from, upTo, step);
+        List<Diagnosis> ds = a.result().diagnoses();
+        replaceIn(st, from, ds);
+        st.stream = a.result().stream();
+        st.signals = a.signals();
+        st.resolvedAtMs = now;
+        if (st.coveredFromMs == 0 || from < st.coveredFromMs) {
+          st.coveredFromMs = from;
+        }
+        found.addAll(adopt(ds));
+        bootstrappedIds.add(st.target.id());
+        boot++;
+      } else if (st.stream.lastStepMs() < upTo) {
+        steps += advance(st, upTo);
+        found.addAll(adopt(st.stream.drainClosed()));
+        found.addAll(adopt(st.stream.open()));
+      } else {
+        found.addAll(adopt(st.stream.open()));
+      }
+      if (st.stream.lastDataMs() != Long.MIN_VALUE
+          && upTo - st.stream.lastDataMs() > FORGET_AFTER_MS) {
+        it.remove();
+        continue;
+      }
+      reporting.add(st.target.labels());
+      newestByInstance.merge(st.target.without(modelLabel).id(), st.stream.lastDataMs(),
+          Math::max);
+      cover.put(st.target.id(), new long[] {st.coveredFromMs, upTo});
+    }
+    found.removeIf(d -> replacedModelGap(d, newestByInstance, modelLabel));
+    if (now - lastRegressionCheckMs >= REGRESSION_PERIOD_MS) {
+      regressions = versionRegressions(upTo, modelLabel);
+      lastRegressionCheckMs = now;
+    }
+    found.addAll(regressions);
+    List<Diagnosis> merged = IncidentMerge.merge(found, reporting, grace);
+    int written = 0;
+    Set<String> current = new HashSet<>();
+    Set<String> deferred = new HashSet<>();
+    for (Diagnosis d : merged) {
+      current.add(d.id());
+      if (d.cause() == Cause.MONITORING_GAP && d.endMs() == null && journal.get(d.id()) == null
+          && !deferredGaps.contains(d.id())) {
+        deferred.add(d.id());
+        continue;
+      }
+      if (journal.record(d, now) != null) {
+        written++;
+      }
+    }
+    deferredGaps = deferred;
+    for (Incident inc : journal.openIncidents()) {
+      if (inc.diagnosis().cause() != Cause.VERSION_REGRESSION) {
+        continue;
+      }
+      // A regression explains its target's slowdown: one incident, one cause.
+      for (Incident other : journal.list(inc.diagnosis().startMs(), Long.MAX_VALUE,
+          d -> d.target().equals(inc.diagnosis().target())
+              && (d.cause() == Cause.PER_REQUEST_SLOWDOWN || d.cause() == Cause.WORKLOAD_SHIFT))) {
+        journal.remove(other.id());
+        current.remove(other.id());
+      }
+    }
+    // An incident still open in the journal that this evaluation did not produce: the merge
+    // changed shape (a sender's silence split into gaps as some targets came back), or its
+    // target is no longer evaluated. It ends where the evaluation is.
+    for (Incident inc : journal.openIncidents()) {
+      if (!current.contains(inc.id()) && covered(inc.diagnosis(), reporting)) {
+        journal.record(inc.diagnosis().withSpan(inc.id(), inc.diagnosis().startMs(), upTo), now);
+        written++;
+      }
+    }
+    journal.setCoverage(cover);
+    evaluatedToMs = upTo;
+    int open = journal.openIncidents().size();
+    if (listener != null) {
+      List<Diagnosis> tell = new ArrayList<>();
+      for (Incident inc : journal.openIncidents()) {
+        tell.add(inc.diagnosis());
+      }
+      for (Incident inc : journal.resolvedSince(now - RESOLVED_RETENTION_MS)) {
+        tell.add(inc.diagnosis());
+      }
+      listener.evaluated(tell, now);
+    }
+    return new Cycle(upTo, states.size(), steps, boot, written, open);
+  }
+
+  /** How often instances serving several models are compared for a version regression, ms. */
+  static final long REGRESSION_PERIOD_MS = 300_000L;
+
+  /**
+   * VERSION_REGRESSION between consecutive models of each instance that served more than one
+   * over the last {@link #MAX_CATCH_UP_MS}: the engine's comparison at comparable load.
+   */
+  private List<Diagnosis> versionRegressions(long upTo, String modelLabel)
+      throws StorageException {
+    Map<String, List<Target>> byInstance = new LinkedHashMap<>();
+    for (TargetState st : states.values()) {
+      byInstance.computeIfAbsent(st.target.without(modelLabel).id(), k -> new ArrayList<>())
+          .add(st.target);
+    }
+    List<Diagnosis> out = new ArrayList<>();
+    for (List<Target> group : byInstance.values()) {
+      if (group.size() < 2) {
+        continue;
+      }
+      List<io.inferlens.storage.Matcher> sel = new ArrayList<>();
+      for (Map.Entry<String, String> e : group.get(0).without(modelLabel).labels().entrySet()) {
+        sel.add(io.inferlens.storage.Matcher.eq(e.getKey(), e.getValue()));
+      }
+      for (Diagnosis d : engine.diagnoses(upTo - MAX_CATCH_UP_MS, upTo, List.of(sel))) {
+        if (d.cause() == Cause.VERSION_REGRESSION) {
+          out.add(d);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Where a target's batch evaluation starts: the end of its coverage, or the present. */
+  private long bootstrapFrom(TargetState st, long late, long upTo) {
+    long from = upTo;
+    long[] c = journal.coverage(st.target.id());
+    if (c != null) {
+      if (st.coveredFromMs == 0) {
+        st.coveredFromMs = c[0];
+      }
+      from = Math.min(from, c[1] + config.stepMs());
+    }
+    if (late != Long.MAX_VALUE) {
+      from = Math.min(from, Math.floorDiv(late, config.stepMs()) * config.stepMs());
+    }
+    from = Math.max(from, upTo - MAX_CATCH_UP_MS);
+    if (c != null && c[1] < from - config.stepMs()) {
+      st.coveredFromMs = from; // a hole between the old coverage and now: on demand
+    }
+    return from;
+  }
+
+  /**
+   * Before a re-evaluation from {@code from} is journaled: the target's incidents it should
+   * reproduce (open ones, and those ending at or after {@code from}) and does not are removed.
+   */
+  private void replaceIn(TargetState st, long from, List<Diagnosis> fresh)
+      throws StorageException {
+    Set<String> ids = new HashSet<>();
+    for (Diagnosis d : adopt(fresh)) {
+      ids.add(d.id());
+    }
+    for (Incident inc : journal.list(from, Long.MAX_VALUE,
+        d -> d.target().equals(st.target.labels()))) {
+      Diagnosis d = inc.diagnosis();
+      if (d.cause() == Cause.VERSION_REGRESSION || d.cause() == Cause.REMOTE_WRITE_STOPPED) {
+        continue;
+      }
+      if (!ids.contains(d.id()) && (d.endMs() == null ? d.startMs() >= from - config.forMs()
+          : d.endMs() >= from)) {
+        journal.remove(d.id());
+      }
+    }
+  }
+
+  /**
+   * An open period found again (after a restart, its start known only to a rollup interval)
+   * keeps the id and start of the journal's open incident of the same target and cause.
+   */
+  private List<Diagnosis> adopt(List<Diagnosis> ds) {
+    List<Diagnosis> out = new ArrayList<>(ds.size());
+    for (Diagnosis d : ds) {
+      Diagnosis keep = d;
+      if (journal.get(d.id()) == null) {
+        for (Incident inc : journal.openIncidents()) {
+          Diagnosis o = inc.diagnosis();
+          if (o.cause() == d.cause() && o.target().equals(d.target())
+              && Math.abs(o.startMs() - d.startMs()) <= 2 * 300_000L + config.forMs()) {
+            keep = d.withSpan(o.id(), o.startMs(), d.endMs());
+            break;
+          }
+        }
+      }
+      out.add(keep);
+    }
+    return out;
+  }
+
+  /** Whether the evaluation just done speaks for an incident's target. */
+  private static boolean covered(Diagnosis d, Set<Map<String, String>> reporting) {
+    if (d.cause() == Cause.VERSION_REGRESSION) {
+      return false;
+    }
+    if (d.cause() == Cause.REMOTE_WRITE_STOPPED) {
+      return true;
+    }
+    return reporting.contains(d.target());
+  }
+
+  private boolean replacedModelGap(Diagnosis d, Map<String, Long> newestByInstance,
+      String modelLabel) {
+    if (d.cause() != Cause.MONITORING_GAP || d.endMs() != null) {
+      return false;
+    }
+    TargetState st = null;
+    for (TargetState s : states.values()) {
+      if (s.target.labels().equals(d.target())) {
+        st = s;
+        break;
+      }
+    }
+    if (st == null || st.stream == null) {
+      return false;
+    }
+    Long newest = newestByInstance.get(st.target.without(modelLabel).id());
+    return newest != null && newest > st.stream.lastDataMs();
+  }
+
+  /** Feeds a target's steps after its last one up to {@code upTo}; returns how many. */
+  private long advance(TargetState st, long upTo) throws StorageException {
+    long step = st.stream.stepMs();
+    long from = st.stream.lastStepMs() + step;
+    IndicatorFrame frame = new IndicatorEvaluator(config).evaluate(store, st.signals, from, upTo,
+        step, upTo, null, null, from);
+    double[] raw = new double[Indicator.values().length];
+    for (int i = 0; i < frame.steps(); i++) {
+      Arrays.fill(raw, Double.NaN);
+      for (Map.Entry<Indicator, double[]> e : frame.all().entrySet()) {
+        raw[e.getKey().ordinal()] = e.getValue()[i];
+      }
+      st.stream.step(frame.timeMs(i), raw, frame.isGap(i));
+    }
+    return frame.steps();
+  }
+}

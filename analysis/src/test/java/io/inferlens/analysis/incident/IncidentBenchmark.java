@@ -1,0 +1,177 @@
+package io.inferlens.analysis.incident;
+
+import io.inferlens.analysis.catalog.SignalCatalog;
+import io.inferlens.analysis.diagnose.AnalysisConfig;
+import io.inferlens.analysis.diagnose.Cause;
+import io.inferlens.analysis.diagnose.ChainLayer;
+import io.inferlens.analysis.diagnose.Diagnosis;
+import io.inferlens.analysis.diagnose.DiagnosisEngine;
+import io.inferlens.analysis.diagnose.Evidence;
+import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.storage.StoreOptions;
+import io.inferlens.storage.TimeSeriesStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The always-on path's two costs.
+ *
+ * <ul>
+ *   <li>{@code diagnoses500x30d}: {@link DiagnosisHistory#diagnoses} for 500 targets over 30
+ *       days from a journal of 30,000 incidents (two per target per day, evidence on every
+ *       layer), every target covered: what {@code GET /api/v1/diagnoses} costs before JSON.
+ *   <li>{@code evaluatorCycle500}: one {@link IncidentEvaluator#evaluate()} of 500 vLLM targets
+ *       (18 series each, 15 s scrapes, 2 h of history) after 15 s of new samples were written
+ *       (the write is set-up, not measured): divide by 15 s for the evaluator's share of a core.
+ * </ul>
+ *
+ * <p>Run with {@code scripts/jmh.sh analysis IncidentBenchmark} (docs/BENCHMARKS.md).
+ */
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx2g"})
+@Warmup(iterations = 10)
+@Measurement(iterations = 20)
+public class IncidentBenchmark {
+
+  static final long NOW = 1_790_000_000_000L / 3_600_000L * 3_600_000L;
+  static final long DAY = 86_400_000L;
+  static final int TARGETS = 500;
+
+  static Path tempDir(String name) throws Exception {
+    return Files.createTempDirectory("inferlens-bench-" + name + "-");
+  }
+
+  static void delete(Path dir) throws Exception {
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /** A journal of 30 days of incidents of 500 targets. */
+  @State(Scope.Benchmark)
+  public static class Journal {
+    Path dir;
+    TimeSeriesStore store;
+    DiagnosisHistory history;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+      dir = tempDir("journal");
+      MutableClock clock = new MutableClock(NOW);
+      store = TimeSeriesStore.open(StoreOptions.defaults(dir), clock);
+      DiagnosisEngine engine = new DiagnosisEngine(store, SignalCatalog.load(),
+          TargetConfig.defaults(), AnalysisConfig.defaults(), clock);
+      IncidentJournal journal = IncidentJournal.open(store.journal());
+      Map<String, long[]> cover = new HashMap<>();
+      for (int t = 0; t < TARGETS; t++) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put("job", "vllm");
+        labels.put("instance", "host" + t + ":8000");
+        labels.put("model_name", "m" + (t % 7));
+        String id = new io.inferlens.analysis.target.Target(labels).id();
+        cover.put(id, new long[] {NOW - 31 * DAY, NOW});
+        for (int d = 0; d < 60; d++) {
+          long start = NOW - 30 * DAY + d * (DAY / 2) + t * 1000L;
+          Evidence e = new Evidence("e2e_p95", 12, 4.5, 3.0, "s", "5m", 10, 14, "q", "baseline");
+          Evidence w = new Evidence("waiting", 20, null, null, "requests", "instant", 15, 25,
+              "q", null);
+          Diagnosis diag = new Diagnosis(id + "/capacity_exhausted/" + start,
+              Cause.CAPACITY_EXHAUSTED, "critical", labels, start, start + 1_800_000L,
+              "Capacity exhausted: queue at 15–25 waiting, GPU 99%, E2E P95 12.0 s vs threshold"
+                  + " 4.5 s for 30m; lower --max-num-seqs.",
+              List.of(new ChainLayer("latency", "breached", List.of(e)),
+                  new ChainLayer("queue", "saturated", List.of(w)),
+                  new ChainLayer("resource", "saturated", List.of())),
+              Cause.CAPACITY_EXHAUSTED.recommendations(), false);
+          journal.record(diag, start + 1_800_000L);
+        }
+      }
+      journal.setCoverage(cover);
+      history = new DiagnosisHistory(engine, journal);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+      store.close();
+      delete(dir);
+    }
+  }
+
+  /** 500 live targets and an evaluator that has caught up with them. */
+  @State(Scope.Benchmark)
+  public static class Live {
+    Path dir;
+    TimeSeriesStore store;
+    IncidentEvaluator evaluator;
+    MutableClock clock;
+    final List<SimulatedEngine> engines = new ArrayList<>();
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+      dir = tempDir("live");
+      clock = new MutableClock(NOW);
+      store = TimeSeriesStore.open(StoreOptions.defaults(dir), clock);
+      DiagnosisEngine engine = new DiagnosisEngine(store, SignalCatalog.load(),
+          TargetConfig.defaults(), AnalysisConfig.defaults(), clock);
+      evaluator = new IncidentEvaluator(engine, store, IncidentJournal.open(store.journal()),
+          clock, null);
+      for (int t = 0; t < TARGETS; t++) {
+        SimulatedEngine e = new SimulatedEngine("host" + t, "m" + (t % 7));
+        e.write(store, NOW - 2 * 3_600_000L, NOW);
+        engines.add(e);
+      }
+      evaluator.evaluate(); // bootstrap every target
+    }
+
+    /** 15 s of new scrapes of every target, then the clock moves on. */
+    @Setup(Level.Invocation)
+    public void newSamples() throws Exception {
+      long from = clock.ms;
+      for (SimulatedEngine e : engines) {
+        e.write(store, from, from + 15_000);
+      }
+      clock.ms = from + 15_000;
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+      store.close();
+      delete(dir);
+    }
+  }
+
+  /** @return the diagnoses of 500 targets over 30 days, from the journal */
+  @Benchmark
+  public int diagnoses500x30d(Journal j) throws Exception {
+    return j.history.diagnoses(NOW - 30 * DAY, NOW, List.of()).size();
+  }
+
+  /** @return steps evaluated in one cycle of 500 targets */
+  @Benchmark
+  public long evaluatorCycle500(Live l) throws Exception {
+    return l.evaluator.evaluate().steps();
+  }
+}

@@ -1,0 +1,164 @@
+package io.inferlens.analysis.incident;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.inferlens.analysis.catalog.SignalCatalog;
+import io.inferlens.analysis.diagnose.AnalysisConfig;
+import io.inferlens.analysis.diagnose.Cause;
+import io.inferlens.analysis.diagnose.Diagnosis;
+import io.inferlens.analysis.diagnose.DiagnosisEngine;
+import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.storage.StoreOptions;
+import io.inferlens.storage.TimeSeriesStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The always-on evaluator over a real store, with time moved by hand and samples written as a
+ * scraper would have sent them by then: incremental evaluation gives the on-demand answer, the
+ * first incident comes within one interval of its condition holding for {@code for}, silence
+ * keeps an incident open (stale) and resolves nothing, all targets going quiet at once is one
+ * REMOTE_WRITE_STOPPED, and the journal survives a restart with the same ids.
+ */
+class IncidentEvaluatorTest {
+
+  static final long STEP = SimulatedEngine.STEP;
+  static final long T0 = 1_790_000_000_000L / 3_600_000L * 3_600_000L;
+  static final long HOUR = 3_600_000L;
+  static final AnalysisConfig CONFIG = AnalysisConfig.defaults()
+      .withTiming(STEP, 300_000, 300_000, 1_800_000, 900_000);
+
+  @TempDir Path dir;
+  final MutableClock clock = new MutableClock(T0);
+  TimeSeriesStore store;
+  DiagnosisEngine engine;
+  IncidentJournal journal;
+  IncidentEvaluator evaluator;
+  final List<List<Diagnosis>> told = new ArrayList<>();
+
+  void open() throws Exception {
+    store = TimeSeriesStore.open(StoreOptions.defaults(dir), clock);
+    engine = new DiagnosisEngine(store, SignalCatalog.load(), TargetConfig.defaults(), CONFIG,
+        clock);
+    journal = IncidentJournal.open(store.journal());
+    evaluator = new IncidentEvaluator(engine, store, journal, clock,
+        (incidents, now) -> told.add(incidents));
+  }
+
+  @AfterEach
+  void close() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  /** Moves the clock to {@code until} in 15 s evaluation intervals, writing scrapes as it goes. */
+  void run(long until, SimulatedEngine... engines) throws Exception {
+    while (clock.ms < until) {
+      long next = clock.ms + 15_000;
+      for (SimulatedEngine e : engines) {
+        // A sample is sent 5 s after its scrape, as a remote-write batch deadline would.
+        e.write(store, Math.floorDiv(clock.ms - 5_000, STEP) * STEP + STEP,
+            Math.floorDiv(next - 5_000, STEP) * STEP + STEP);
+      }
+      clock.ms = next;
+      evaluator.evaluate();
+    }
+  }
+
+  static SimulatedEngine saturatedFrom(String host, long faultMs, long recoverMs) {
+    SimulatedEngine e = new SimulatedEngine(host, "m1");
+    e.e2e = t -> t >= faultMs && t < recoverMs ? 12 : 2.0 + 0.05 * Math.sin(t / 60_000.0);
+    e.waiting = t -> t >= faultMs && t < recoverMs ? 20 : 0;
+    e.gpu = t -> t >= faultMs && t < recoverMs ? 99 : 50;
+    e.kv = t -> t >= faultMs && t < recoverMs ? 0.95 : 0.3;
+    return e;
+  }
+
+  @Test
+  void incrementalEvaluationOpensOnTimeStaysOpenThroughSilenceAndResolvesOnRecovery()
+      throws Exception {
+    open();
+    long fault = T0 + 2 * HOUR;
+    SimulatedEngine a = saturatedFrom("a", fault, T0 + 3 * HOUR);
+    a.write(store, T0 - HOUR, T0); // an hour of history before the evaluator starts
+    run(fault + 20 * 60_000L, a);
+    List<Incident> open = journal.openIncidents();
+    assertThat(open).extracting(i -> i.diagnosis().cause())
+        .containsExactly(Cause.CAPACITY_EXHAUSTED);
+    Incident inc = open.get(0);
+    // Opened within one interval (plus the grace) of the condition holding for `for`.
+    long held = inc.diagnosis().startMs() + CONFIG.forMs();
+    assertThat(inc.openedAtMs() - held)
+        .isLessThanOrEqualTo(15_000 + engine.silenceGraceMs() + STEP);
+    // The same range on demand gives the same incident.
+    List<Diagnosis> onDemand = engine.diagnoses(T0, clock.ms - engine.silenceGraceMs(),
+        List.of());
+    assertThat(onDemand).extracting(Diagnosis::id).containsExactly(inc.id());
+    assertThat(told.get(told.size() - 1)).extracting(Diagnosis::id).contains(inc.id());
+
+    // The sender goes quiet for 15 minutes: still open, marked stale, nothing resolved.
+    long quietUntil = clock.ms + 15 * 60_000L;
+    run(quietUntil);
+    assertThat(journal.openIncidents()).extracting(Incident::id).contains(inc.id());
+    assertThat(journal.get(inc.id()).diagnosis().stale()).isTrue();
+    assertThat(journal.get(inc.id()).diagnosis().endMs()).isNull();
+
+    // A restart: the journal is read back and the evaluator goes on with the same incident.
+    store.close();
+    store = null;
+    open();
+    assertThat(journal.get(inc.id())).isNotNull();
+    // Data resumes (still saturated), then recovers at T0 + 3 h.
+    run(T0 + 3 * HOUR + 20 * 60_000L, a);
+    Incident done = journal.get(inc.id());
+    assertThat(done.diagnosis().endMs()).isNotNull();
+    assertThat(done.diagnosis().endMs()).isBetween(T0 + 3 * HOUR - 5 * 60_000L,
+        T0 + 3 * HOUR + 10 * 60_000L);
+    assertThat(done.resolvedAtMs()).isNotNull();
+    assertThat(journal.openIncidents()).isEmpty();
+    assertThat(journal.list(T0, clock.ms, d -> true)).extracting(i -> i.diagnosis().cause())
+        .containsExactly(Cause.CAPACITY_EXHAUSTED); // the gap inside it is part of its story
+  }
+
+  @Test
+  void everyTargetQuietAtOnceIsOneRemoteWriteStoppedNotAGapEach() throws Exception {
+    open();
+    SimulatedEngine a = saturatedFrom("a", Long.MAX_VALUE, Long.MAX_VALUE);
+    SimulatedEngine b = saturatedFrom("b", Long.MAX_VALUE, Long.MAX_VALUE);
+    a.write(store, T0 - 2 * HOUR, T0);
+    b.write(store, T0 - 2 * HOUR, T0);
+    run(T0 + 10 * 60_000L, a, b);
+    assertThat(journal.size()).isZero(); // healthy: silent
+    run(T0 + 25 * 60_000L); // nobody sends
+    List<Incident> open = journal.openIncidents();
+    assertThat(open).extracting(i -> i.diagnosis().cause())
+        .containsExactly(Cause.REMOTE_WRITE_STOPPED);
+    assertThat(open.get(0).diagnosis().target()).containsEntry("job", "vllm")
+        .doesNotContainKey("instance");
+    assertThat(journal.list(T0, clock.ms, d -> d.cause() == Cause.MONITORING_GAP)).isEmpty();
+  }
+
+  @Test
+  void historyBeforeTheEvaluatorStartedIsEvaluatedOnDemand() throws Exception {
+    open();
+    // Yesterday's saturation, backfilled; today, healthy traffic the evaluator watches.
+    long yesterday = T0 - 24 * HOUR;
+    SimulatedEngine old = saturatedFrom("a", yesterday + HOUR, yesterday + 2 * HOUR);
+    old.write(store, yesterday, yesterday + 3 * HOUR);
+    SimulatedEngine today = saturatedFrom("b", Long.MAX_VALUE, Long.MAX_VALUE);
+    today.write(store, T0 - HOUR, T0);
+    run(T0 + 5 * 60_000L, today);
+    DiagnosisHistory history = new DiagnosisHistory(engine, journal);
+    List<Diagnosis> ds = history.diagnoses(yesterday, clock.ms, List.of());
+    assertThat(ds).extracting(Diagnosis::cause).contains(Cause.CAPACITY_EXHAUSTED);
+    assertThat(ds).filteredOn(d -> d.cause() == Cause.CAPACITY_EXHAUSTED)
+        .extracting(d -> d.target().get("instance")).containsOnly("a:8000");
+    // Within the evaluator's coverage the journal alone answers.
+    assertThat(history.diagnoses(T0, clock.ms, List.of())).isEmpty();
+  }
+}
