@@ -13,6 +13,7 @@ import io.inferlens.simulator.Stack;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -183,15 +184,78 @@ class StackScenarioMatrixTest {
     return out;
   }
 
+  /** Diagnoses of a case over the scenario's 40 minutes. */
   static List<JsonNode> diagnosesOf(String host) throws Exception {
-    long startS = (endMs - Math.round(DURATION_S * 1000)) / 1000;
-    HttpResponse<String> r = Requests.get(base.resolve("/api/v1/diagnoses?start=" + startS
-        + "&end=" + (endMs / 1000 + 1) + "&match[]="
+    return diagnosesOf(host, endMs - Math.round(DURATION_S * 1000), endMs + 1000);
+  }
+
+  /**
+   * Diagnoses of a case overlapping {@code [fromMs, toMs]} (milliseconds; the API takes whole
+   * seconds, so the range is rounded inwards).
+   */
+  static List<JsonNode> diagnosesOf(String host, long fromMs, long toMs) throws Exception {
+    HttpResponse<String> r = Requests.get(base.resolve("/api/v1/diagnoses?start="
+        + Math.floorDiv(fromMs + 999, 1000) + "&end=" + Math.floorDiv(toMs, 1000) + "&match[]="
         + Requests.enc("{instance=\"" + host + ":8000\"}")));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     List<JsonNode> out = new ArrayList<>();
     JSON.readTree(r.body()).get("data").get("diagnoses").forEach(out::add);
     return out;
+  }
+
+  /** The scenario's onset: the end of its healthy phase, ms since the epoch. */
+  static long onsetMs() {
+    return endMs - Math.round(DURATION_S * (1 - Scenario.HEALTHY_PHASE) * 1000);
+  }
+
+  /**
+   * No false alarm on any stack: every case, whatever its scenario, is healthy from the start of
+   * its lead-in (the first hour without a baseline, judged by the extreme static limits only, the
+   * second against the learned one) to its onset, and nothing may be diagnosed there.
+   */
+  @Test
+  void theHealthyLeadInOfEveryCaseOnEveryStackGetsNoDiagnosis() throws Exception {
+    long from = endMs - Math.round((LEAD_IN_S + DURATION_S) * 1000);
+    List<String> alarms = new ArrayList<>();
+    for (Case c : cases) {
+      List<JsonNode> ds = diagnosesOf(c.host(), from, onsetMs() - 1000);
+      if (!ds.isEmpty()) {
+        alarms.add(c.key() + ": " + describe(ds));
+      }
+    }
+    assertThat(cases.stream().map(Case::stack).distinct()).hasSize(Stack.values().length);
+    assertThat(alarms).as("diagnoses before the onset (%s)", Instant.ofEpochMilli(onsetMs()))
+        .isEmpty();
+  }
+
+  /**
+   * An upstream Kafka backlog is reported from its onset, not from when its lag reached the
+   * minimum (1000 messages: about 15 minutes behind a one-engine stack's 2.5 messages/s):
+   * the first UPSTREAM_BACKLOG incident of every stack's kafka-backlog case starts within
+   * 5 minutes after the onset.
+   */
+  @Test
+  void aKafkaBacklogStartsWithinFiveMinutesOfItsOnset() throws Exception {
+    List<String> late = new ArrayList<>();
+    int checked = 0;
+    for (Case c : cases) {
+      if (!c.scenario().id().equals("kafka-backlog")) {
+        continue;
+      }
+      checked++;
+      List<JsonNode> ds = diagnosesOf(c.host()).stream()
+          .filter(d -> d.get("cause").asText().equals("UPSTREAM_BACKLOG")).toList();
+      long start = ds.isEmpty() ? Long.MAX_VALUE
+          : Instant.parse(ds.get(0).get("start").asText()).toEpochMilli();
+      long afterS = (start - onsetMs()) / 1000;
+      System.out.println("StackScenarioMatrixTest: " + c.key() + " first UPSTREAM_BACKLOG "
+          + (ds.isEmpty() ? "none" : afterS + " s after the onset"));
+      if (ds.isEmpty() || start < onsetMs() || start > onsetMs() + 5 * 60_000) {
+        late.add(c.key() + ": " + (ds.isEmpty() ? "none" : describe(ds)));
+      }
+    }
+    assertThat(checked).isEqualTo(Stack.values().length);
+    assertThat(late).as("onset %s", Instant.ofEpochMilli(onsetMs())).isEmpty();
   }
 
   @Test
