@@ -97,8 +97,8 @@ public record AlertingConfig(List<URI> alertmanagers, Map<String, String> extern
     try {
       return new URI(text.trim());
     } catch (java.net.URISyntaxException e) {
-      throw new IllegalArgumentException(flag + " \"" + text + "\" is not a URL: "
-          + e.getReason(), e);
+      throw new IllegalArgumentException(flag + " \"" + text + "\" is not a URL ("
+          + e.getReason() + "); expected an absolute http:// or https:// URL", e);
     }
   }
 
