@@ -4,7 +4,6 @@ import io.inferlens.analysis.diagnose.Cause;
 import io.inferlens.analysis.diagnose.ChainLayer;
 import io.inferlens.analysis.diagnose.Diagnosis;
 import io.inferlens.analysis.diagnose.Evidence;
-import java.math.BigDecimal;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -137,43 +136,6 @@ final class Alerts {
       return Long.toString((long) v);
     }
     return String.format(Locale.ROOT, "%.3g", v);
-  }
-
-  /**
-   * A float as Prometheus's API writes alert values: Go's {@code strconv.FormatFloat(v, 'e', -1,
-   * 64)}, the shortest digits that read back to {@code v}, e.g. {@code 2.5e+00}, {@code 1e-03};
-   * {@code NaN}, {@code +Inf}, {@code -Inf}.
-   *
-   * @param v any double
-   * @return the text
-   */
-  static String goFloat(double v) {
-    if (Double.isNaN(v)) {
-      return "NaN";
-    }
-    if (Double.isInfinite(v)) {
-      return v > 0 ? "+Inf" : "-Inf";
-    }
-    if (v == 0) {
-      return (1 / v < 0) ? "-0e+00" : "0e+00";
-    }
-    BigDecimal b = new BigDecimal(Double.toString(Math.abs(v))).stripTrailingZeros();
-    String digits = b.unscaledValue().toString();
-    int exp = digits.length() - 1 - b.scale();
-    StringBuilder sb = new StringBuilder();
-    if (v < 0) {
-      sb.append('-');
-    }
-    sb.append(digits.charAt(0));
-    if (digits.length() > 1) {
-      sb.append('.').append(digits, 1, digits.length());
-    }
-    sb.append('e').append(exp < 0 ? '-' : '+');
-    int a = Math.abs(exp);
-    if (a < 10) {
-      sb.append('0');
-    }
-    return sb.append(a).toString();
   }
 
   /**

@@ -84,7 +84,7 @@ final class AlertsApi {
     m.put("annotations", a.annotations());
     m.put("state", "firing");
     m.put("activeAt", Instant.ofEpochMilli(d.startMs()).toString());
-    m.put("value", Alerts.goFloat(a.activeValue()));
+    m.put("value", io.inferlens.analysis.promql.ast.GoFormat.formatExponent(a.activeValue()));
     return m;
   }
 
