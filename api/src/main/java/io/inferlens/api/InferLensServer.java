@@ -67,6 +67,9 @@ public final class InferLensServer implements AutoCloseable {
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private final io.micrometer.core.instrument.Timer evalTimer;
   private final io.micrometer.core.instrument.Counter evalFailures;
+  private volatile AlertsApi.LastEvaluation lastEvaluation =
+      new AlertsApi.LastEvaluation(Long.MIN_VALUE, 0);
+  private AlertmanagerNotifier notifier;
   private Server server;
   /** Set by {@link #configureServices}; closed after the server stopped. */
   private WriteService writeService;
@@ -91,7 +94,17 @@ public final class InferLensServer implements AutoCloseable {
     io.micrometer.core.instrument.FunctionCounter.builder("inferlens.analysis.cache.misses",
         engine.cache(), c -> c.misses()).description("Chunk lookups evaluated from samples")
         .register(registry);
-    this.journal = IncidentJournal.open(store.journal());
+    IncidentJournal opened;
+    try {
+      opened = IncidentJournal.open(store.journal());
+    } catch (StorageException | RuntimeException e) {
+      // Nothing else holds the store yet: release its lock, or a retry cannot open it.
+      metrics.close();
+      registry.close();
+      store.close();
+      throw e;
+    }
+    this.journal = opened;
     this.evaluator = new IncidentEvaluator(engine, store.querier(), journal, clock,
         (incidents, nowMs) -> {
           for (IncidentEvaluator.Listener l : incidentListeners) {
@@ -105,7 +118,7 @@ public final class InferLensServer implements AutoCloseable {
         "inferlens.evaluator.failures").description("Evaluations that failed (retried next interval)")
         .register(registry);
     io.micrometer.core.instrument.Gauge.builder("inferlens.incidents.open", journal,
-        j -> j.openIncidents().size()).description("Incidents open in the journal")
+        j -> j.openCount()).description("Incidents open in the journal")
         .register(registry);
     io.micrometer.core.instrument.Gauge.builder("inferlens.evaluator.lag", evaluator,
         e -> e.evaluatedToMs() == Long.MIN_VALUE ? Double.NaN
@@ -133,12 +146,33 @@ public final class InferLensServer implements AutoCloseable {
    * @throws StorageException if the store cannot be opened (e.g. locked by another process)
    */
   public static InferLensServer start(ServerConfig config, Clock clock) throws StorageException {
+    return start(config, clock, clock);
+  }
+
+  /**
+   * As {@link #start(ServerConfig, Clock)}, with another clock for the Alertmanager notifier
+   * (tests whose store clock lies in the past, while Alertmanager judges {@code endsAt} by its
+   * own wall clock).
+   *
+   * @param config the configuration
+   * @param clock the store's and the evaluator's clock
+   * @param alertClock the notifier's clock: {@code endsAt} and the resend delay
+   * @return the started server
+   * @throws StorageException if the store cannot be opened
+   */
+  static InferLensServer start(ServerConfig config, Clock clock, Clock alertClock)
+      throws StorageException {
     InferLensServer s = new InferLensServer(config, clock);
     try {
       ServerBuilder sb = Server.builder().http(config.listen()).workerGroup(eventLoops());
       s.configureServices(sb);
       s.server = sb.build();
       s.server.start().join();
+      if (!config.alerting().alertmanagers().isEmpty()) {
+        s.notifier = new AlertmanagerNotifier(config.alerting().withExternalUrl(
+            s.externalUrl()), config.evalIntervalMs(), alertClock, s.registry);
+        s.addIncidentListener(s.notifier);
+      }
     } catch (RuntimeException e) {
       s.close();
       throw e;
@@ -185,7 +219,9 @@ public final class InferLensServer implements AutoCloseable {
     new IncidentsApi(journal, engine.targetConfig().modelLabel(), clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);
-    new RulesApi(engine, clock).bind(sb);
+    new RulesApi(engine, clock, config.alerting().externalUrl()).bind(sb);
+    new AlertsApi(journal, this::externalUrl, config.analysis().forMs(), config.evalIntervalMs(),
+        () -> lastEvaluation).bind(sb);
     AdminApi.bind(sb, store);
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
@@ -207,10 +243,13 @@ public final class InferLensServer implements AutoCloseable {
    */
   public IncidentEvaluator.Cycle evaluateNow() throws StorageException {
     long t0 = System.nanoTime();
+    long at = clock.millis();
     try {
       return evaluator.evaluate();
     } finally {
-      evalTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+      long ns = System.nanoTime() - t0;
+      evalTimer.record(ns, TimeUnit.NANOSECONDS);
+      lastEvaluation = new AlertsApi.LastEvaluation(at, ns / 1e9);
     }
   }
 
@@ -233,6 +272,33 @@ public final class InferLensServer implements AutoCloseable {
    */
   public void addIncidentListener(IncidentEvaluator.Listener listener) {
     incidentListeners.add(listener);
+  }
+
+  /**
+   * @return where users reach this server, without a trailing slash: {@code --web.external-url},
+   *     else {@code http://HOST:PORT} of the bound address, HOST the machine's name when bound
+   *     to every interface (Prometheus's default)
+   */
+  public String externalUrl() {
+    String configured = config.alerting().externalUrl();
+    if (configured != null) {
+      return configured;
+    }
+    InetSocketAddress a = address();
+    String host;
+    if (a.getAddress() != null && !a.getAddress().isAnyLocalAddress()) {
+      host = a.getAddress().getHostAddress();
+      if (host.indexOf(':') >= 0) {
+        host = "[" + host + "]";
+      }
+    } else {
+      try {
+        host = java.net.InetAddress.getLocalHost().getHostName();
+      } catch (java.io.IOException e) {
+        host = "localhost";
+      }
+    }
+    return "http://" + host + ":" + a.getPort();
   }
 
   /** @return the incident journal */
@@ -307,6 +373,9 @@ public final class InferLensServer implements AutoCloseable {
     }
     if (writeService != null) {
       writeService.close();
+    }
+    if (notifier != null) {
+      notifier.close();
     }
     metrics.close();
     registry.close();

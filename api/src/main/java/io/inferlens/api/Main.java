@@ -165,6 +165,32 @@ public final class Main implements Runnable {
             + "and diagnoses are evaluated on request (default: ${DEFAULT-VALUE}).")
     String evalInterval;
 
+    @Option(names = "--alertmanager.url", paramLabel = "URL",
+        description = "An Alertmanager to send incidents to, e.g. http://127.0.0.1:9093; they are "
+            + "POSTed to URL/api/v2/alerts. Repeatable; user:password@ in the URL is sent as "
+            + "basic auth. Without it no alert is sent.")
+    java.util.List<String> alertmanagerUrls = new java.util.ArrayList<>();
+
+    @Option(names = "--external-label", paramLabel = "NAME=VALUE",
+        description = "A label added to every alert sent that lacks it (Prometheus's "
+            + "external_labels), e.g. --external-label cluster=prod. Repeatable.")
+    java.util.Map<String, String> externalLabels = new java.util.LinkedHashMap<>();
+
+    @Option(names = "--alert.resend-delay", defaultValue = "1m", paramLabel = "DURATION",
+        description = "How often a firing alert is re-sent to Alertmanager, at least 1s "
+            + "(default: ${DEFAULT-VALUE}, as Prometheus).")
+    String resendDelay;
+
+    @Option(names = "--alertmanager.notification-queue-capacity", defaultValue = "10000",
+        paramLabel = "N", description = "Alerts queued per Alertmanager while it is slow or "
+            + "down; past it the oldest are dropped and counted (default: ${DEFAULT-VALUE}).")
+    int notificationQueueCapacity;
+
+    @Option(names = "--web.external-url", paramLabel = "URL",
+        description = "The URL users reach InferLens at, the base of alerts' generatorURL and "
+            + "runbook_url (default: http://HOSTNAME:PORT of --listen).")
+    String externalUrl;
+
     @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
         paramLabel = "LABEL",
         description = "Labels whose values define one diagnosed target (default: ${DEFAULT-VALUE}).")
@@ -231,6 +257,7 @@ public final class Main implements Runnable {
           .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
           .withBlockCacheBytes(Units.parseBytes(blockCache))
           .withEvalInterval(Units.parseDurationMs("--eval-interval", evalInterval, true))
+          .withAlerting(alerting())
           .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),
               Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples)
           .withQuery(new io.inferlens.analysis.promql.engine.EngineOptions(
@@ -243,6 +270,26 @@ public final class Main implements Runnable {
         io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
       }
       return config;
+    }
+
+    /** @return the alerting flags, validated (IllegalArgumentException naming the flag) */
+    private AlertingConfig alerting() {
+      java.util.List<java.net.URI> urls = new java.util.ArrayList<>();
+      for (String u : alertmanagerUrls) {
+        urls.add(AlertingConfig.parseUrl("--alertmanager.url", u));
+      }
+      String ext = null;
+      if (externalUrl != null) {
+        java.net.URI u = AlertingConfig.parseUrl("--web.external-url", externalUrl);
+        if (u.getScheme() == null || u.getHost() == null) {
+          throw new IllegalArgumentException("--web.external-url \"" + externalUrl
+              + "\" must be an absolute URL such as https://inferlens.example.com");
+        }
+        ext = externalUrl;
+      }
+      return new AlertingConfig(urls, externalLabels,
+          Units.parseDurationMs("--alert.resend-delay", resendDelay), notificationQueueCapacity,
+          ext);
     }
 
     @Override

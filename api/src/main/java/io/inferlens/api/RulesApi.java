@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * every {@code rate}, default the server's {@code --rate-window}), both seconds or Prometheus
  * durations; {@code match[]} (optional, repeatable) series selectors keeping the targets whose
  * grouping labels match one of them, as {@code /api/v1/diagnoses}; {@code external_url} (the
- * base of each alert's {@code runbook_url}; default the scheme and {@code Host} this request
- * came with). Targets are those with engine samples in the last hour. Errors: 400 JSON envelope
+ * base of each alert's {@code runbook_url}; default the server's {@code --web.external-url},
+ * else the scheme and {@code Host} this request came with). Targets are those with engine samples in the last hour. Errors: 400 JSON envelope
  * ({@code bad_data}) naming the parameter; 503 when the store fails.
  */
 final class RulesApi {
@@ -51,14 +51,18 @@ final class RulesApi {
 
   private final DiagnosisEngine engine;
   private final Clock clock;
+  private final String externalUrl;
 
   /**
    * @param engine the analysis engine whose thresholds are exported
    * @param clock the present
+   * @param externalUrl the server's {@code --web.external-url}, the default {@code external_url};
+   *     null to take the request's scheme and {@code Host}
    */
-  RulesApi(DiagnosisEngine engine, Clock clock) {
+  RulesApi(DiagnosisEngine engine, Clock clock, String externalUrl) {
     this.engine = engine;
     this.clock = clock;
+    this.externalUrl = externalUrl;
   }
 
   /** @param sb the server builder to bind the route on */
@@ -72,7 +76,8 @@ final class RulesApi {
         return JsonEndpoints.error(ErrorMapping.Kind.METHOD_NOT_ALLOWED,
             "rules export takes GET, not " + req.method());
       }
-      String base = (ctx.sessionProtocol().isTls() ? "https://" : "http://")
+      String base = externalUrl != null ? externalUrl
+          : (ctx.sessionProtocol().isTls() ? "https://" : "http://")
           + (req.authority() == null ? ctx.localAddress().getHostString() + ":"
               + ctx.localAddress().getPort() : req.authority());
       return HttpResponse.of(req.aggregate().thenApplyAsync(agg -> {

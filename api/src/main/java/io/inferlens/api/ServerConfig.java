@@ -35,6 +35,8 @@ import java.nio.file.Path;
  * @param rollup1hRetentionMs how long 1-hour rollups are kept, milliseconds (default 2 years)
  * @param headMaxSamples head samples that trigger a flush into chunks (default 2,000,000)
  * @param query the PromQL engine's limits ({@code --query.*} flags, Prometheus's defaults)
+ * @param alerting the Alertmanagers incidents are sent to, external labels, resend delay and
+ *     the external URL of alert links (default: none, Prometheus's defaults)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -53,11 +55,13 @@ public record ServerConfig(
     long rollup5mRetentionMs,
     long rollup1hRetentionMs,
     int headMaxSamples,
-    EngineOptions query) {
+    EngineOptions query,
+    AlertingConfig alerting) {
 
   /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
     java.util.Objects.requireNonNull(query, "query");
+    java.util.Objects.requireNonNull(alerting, "alerting");
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
@@ -93,7 +97,7 @@ public record ServerConfig(
         catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
-        EngineOptions.DEFAULTS);
+        EngineOptions.DEFAULTS, AlertingConfig.none(null));
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -118,7 +122,7 @@ public record ServerConfig(
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
   }
 
   /**
@@ -128,7 +132,8 @@ public record ServerConfig(
   public ServerConfig withQuery(EngineOptions newQuery) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery,
+        alerting);
   }
 
   /**
@@ -139,7 +144,7 @@ public record ServerConfig(
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
   }
 
   /**
@@ -149,7 +154,7 @@ public record ServerConfig(
   public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
   }
 
   /** The evaluator's default interval, 15 s as Prometheus's {@code evaluation_interval}. */
@@ -162,7 +167,18 @@ public record ServerConfig(
   public ServerConfig withEvalInterval(long ms) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, ms,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+  }
+
+  /**
+   * @param newAlerting Alertmanagers, external labels, resend delay, external URL
+   * @return a copy sending alerts so
+   */
+  public ServerConfig withAlerting(AlertingConfig newAlerting) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
+        newAlerting);
   }
 
   /**
@@ -174,7 +190,7 @@ public record ServerConfig(
   public ServerConfig withStoreTuning(long fiveMinuteMs, long oneHourMs, int newHeadMaxSamples) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query);
+        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting);
   }
 
   /**

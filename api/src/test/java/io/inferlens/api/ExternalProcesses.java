@@ -63,6 +63,29 @@ final class ExternalProcesses {
     return new Prom(p, URI.create("http://127.0.0.1:" + port), log);
   }
 
+  /**
+   * Starts Debian's {@code /usr/bin/prometheus-alertmanager} on {@code 127.0.0.1:port} with
+   * clustering off and its data and log under {@code dir}, without waiting for it.
+   *
+   * @param name prefix of the config, data dir and log files
+   * @param configYaml the alertmanager.yml content
+   */
+  static Prom startAlertmanager(Path dir, String name, int port, String configYaml)
+      throws IOException {
+    Path config = dir.resolve(name + ".yml");
+    Files.writeString(config, configYaml);
+    Path log = dir.resolve(name + ".log");
+    List<String> cmd = List.of("/usr/bin/prometheus-alertmanager",
+        "--config.file=" + config,
+        "--storage.path=" + dir.resolve(name + "-data"),
+        "--web.listen-address=127.0.0.1:" + port,
+        "--cluster.listen-address=",
+        "--log.level=debug");
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    return new Prom(p, URI.create("http://127.0.0.1:" + port), log);
+  }
+
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       s.setReuseAddress(true);

@@ -49,4 +49,35 @@ class ServeOptionsTest {
     assertThatThrownBy(() -> parse("--rollup-1h-retention", "1d"))
         .hasMessageContaining("at least --rollup-5m-retention");
   }
+
+  @Test
+  void alertingOptions() {
+    AlertingConfig none = parse().alerting();
+    assertThat(none.alertmanagers()).isEmpty();
+    assertThat(none.resendDelayMs()).isEqualTo(60_000);
+    assertThat(none.queueCapacity()).isEqualTo(10_000);
+    assertThat(none.externalUrl()).isNull();
+    AlertingConfig c = parse("--alertmanager.url", "http://127.0.0.1:9093",
+        "--alertmanager.url", "https://am.example.com/", "--external-label", "cluster=prod",
+        "--external-label", "region=eu", "--alert.resend-delay", "30s",
+        "--alertmanager.notification-queue-capacity", "50",
+        "--web.external-url", "https://inferlens.example.com/").alerting();
+    assertThat(c.alertmanagers()).hasSize(2);
+    assertThat(AlertingConfig.postUrl(c.alertmanagers().get(1)).toString())
+        .isEqualTo("https://am.example.com/api/v2/alerts");
+    assertThat(c.externalLabels()).containsEntry("cluster", "prod").containsEntry("region", "eu");
+    assertThat(c.resendDelayMs()).isEqualTo(30_000);
+    assertThat(c.queueCapacity()).isEqualTo(50);
+    assertThat(c.externalUrl()).isEqualTo("https://inferlens.example.com");
+    assertThatThrownBy(() -> parse("--alertmanager.url", "127.0.0.1:9093"))
+        .hasMessageContaining("--alertmanager.url").hasMessageContaining("http://");
+    assertThatThrownBy(() -> parse("--external-label", "0bad=x"))
+        .hasMessageContaining("--external-label").hasMessageContaining("[a-zA-Z_]");
+    assertThatThrownBy(() -> parse("--alert.resend-delay", "500ms"))
+        .hasMessageContaining("--alert.resend-delay").hasMessageContaining("at least 1s");
+    assertThatThrownBy(() -> parse("--alertmanager.notification-queue-capacity", "0"))
+        .hasMessageContaining("--alertmanager.notification-queue-capacity");
+    assertThatThrownBy(() -> parse("--web.external-url", "inferlens:9201"))
+        .hasMessageContaining("--web.external-url");
+  }
 }

@@ -43,6 +43,10 @@ public final class IncidentJournal {
   private final JournalStore store;
   private final ConcurrentSkipListMap<Key, Incident> byStart = new ConcurrentSkipListMap<>();
   private final ConcurrentHashMap<String, Incident> byId = new ConcurrentHashMap<>();
+  /** The open incidents by start: the evaluator and the alert APIs read them every cycle. */
+  private final ConcurrentSkipListMap<Key, Incident> open = new ConcurrentSkipListMap<>();
+  /** Resolved incidents by resolution time (wall clock), for {@link #resolvedSince}. */
+  private final ConcurrentSkipListMap<Key, Incident> byResolved = new ConcurrentSkipListMap<>();
   private final ConcurrentHashMap<String, long[]> coverage = new ConcurrentHashMap<>();
 
   private record Key(long startMs, String id) implements Comparable<Key> {
@@ -72,6 +76,7 @@ public final class IncidentJournal {
         Incident inc = j.decode(value);
         j.byStart.put(new Key(start, id), inc);
         j.byId.put(id, inc);
+        j.index(null, inc);
       } catch (IOException | RuntimeException e) {
         bad.add(id + ": " + e.getMessage());
       }
@@ -136,6 +141,24 @@ public final class IncidentJournal {
       byStart.remove(new Key(old.diagnosis().startMs(), old.id()));
     }
     byStart.put(new Key(inc.diagnosis().startMs(), inc.id()), inc);
+    index(old, inc);
+  }
+
+  /** Moves an incident between the open and resolved indexes; either argument may be null. */
+  private void index(Incident old, Incident inc) {
+    if (old != null) {
+      open.remove(new Key(old.diagnosis().startMs(), old.id()));
+      if (old.resolvedAtMs() != null) {
+        byResolved.remove(new Key(old.resolvedAtMs(), old.id()));
+      }
+    }
+    if (inc != null) {
+      if (inc.open()) {
+        open.put(new Key(inc.diagnosis().startMs(), inc.id()), inc);
+      } else if (inc.resolvedAtMs() != null) {
+        byResolved.put(new Key(inc.resolvedAtMs(), inc.id()), inc);
+      }
+    }
   }
 
   /**
@@ -181,6 +204,7 @@ public final class IncidentJournal {
     Incident old = byId.remove(id);
     if (old != null) {
       byStart.remove(new Key(old.diagnosis().startMs(), id));
+      index(old, null);
       store.delete(old.diagnosis().startMs(), id);
     }
   }
@@ -240,15 +264,14 @@ public final class IncidentJournal {
     return out;
   }
 
-  /** @return the open incidents, oldest start first */
+  /** @return the open incidents, oldest start first (from an index: no scan of the journal) */
   public List<Incident> openIncidents() {
-    List<Incident> out = new ArrayList<>();
-    for (Incident inc : byStart.values()) {
-      if (inc.open()) {
-        out.add(inc);
-      }
-    }
-    return out;
+    return new ArrayList<>(open.values());
+  }
+
+  /** @return how many incidents are open */
+  public int openCount() {
+    return open.size();
   }
 
   /**
@@ -256,12 +279,10 @@ public final class IncidentJournal {
    * @return incidents resolved at or after it, oldest start first
    */
   public List<Incident> resolvedSince(long sinceMs) {
-    List<Incident> out = new ArrayList<>();
-    for (Incident inc : byStart.values()) {
-      if (inc.resolvedAtMs() != null && inc.resolvedAtMs() >= sinceMs) {
-        out.add(inc);
-      }
-    }
+    List<Incident> out = new ArrayList<>(
+        byResolved.tailMap(new Key(sinceMs, ""), true).values());
+    out.sort(java.util.Comparator.comparingLong((Incident i) -> i.diagnosis().startMs())
+        .thenComparing(Incident::id));
     return out;
   }
 
@@ -388,6 +409,7 @@ public final class IncidentJournal {
     while (it.hasNext()) {
       Map.Entry<Key, Incident> e = it.next();
       byId.remove(e.getKey().id());
+      index(e.getValue(), null);
       it.remove();
       n++;
     }

@@ -43,6 +43,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code evaluatorCycle500}: one {@link IncidentEvaluator#evaluate()} of 500 vLLM targets
  *       (18 series each, 15 s scrapes, 2 h of history) after 15 s of new samples were written
  *       (the write is set-up, not measured): divide by 15 s for the evaluator's share of a core.
+ *   <li>{@code evaluatorCycle500WhileIngesting}: the same while another thread appends
+ *       {@value #INGEST_SERIES} other series once a second ({@value #INGEST_SERIES} samples/s, a
+ *       large fleet's remote write), so the cycle competes with ingest for the cores, the head
+ *       and RocksDB. Its wall time over 15 s bounds the evaluator's share of a core under load.
  * </ul>
  *
  * <p>Run with {@code scripts/jmh.sh analysis IncidentBenchmark} (docs/BENCHMARKS.md).
@@ -156,11 +160,82 @@ public class IncidentBenchmark {
       clock.ms = from + 15_000;
     }
 
+    /** Called before the store closes (stops {@link LiveIngesting}'s writer). */
+    void beforeClose() throws Exception {}
+
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
+      beforeClose();
       store.close();
       delete(dir);
     }
+  }
+
+  /** Samples per second the background writer of {@link LiveIngesting} appends. */
+  static final int INGEST_SERIES = 100_000;
+
+  /** {@link Live} with a background writer appending {@value #INGEST_SERIES} samples/s. */
+  @State(Scope.Benchmark)
+  public static class LiveIngesting extends Live {
+    Thread writer;
+    volatile boolean stop;
+    volatile long written;
+    long startedNs;
+
+    @Setup(Level.Trial)
+    public void startWriter() {
+      List<io.inferlens.storage.LabelSet> series = new ArrayList<>();
+      for (int i = 0; i < INGEST_SERIES; i++) {
+        series.add(io.inferlens.storage.LabelSet.of("__name__", "node_cpu_seconds_total", "job",
+            "node", "instance", "node" + (i / 100) + ":9100", "cpu", Integer.toString(i % 100)));
+      }
+      writer = new Thread(() -> {
+        long last = 0;
+        double v = 0;
+        while (!stop) {
+          long t0 = System.nanoTime();
+          long ts = Math.max(last + 1000, clock.ms);
+          last = ts;
+          v += 1;
+          List<io.inferlens.storage.SeriesWrite> batch = new ArrayList<>();
+          try {
+            for (io.inferlens.storage.LabelSet l : series) {
+              batch.add(new io.inferlens.storage.SeriesWrite(l, new long[] {ts},
+                  new long[] {Double.doubleToRawLongBits(v)}, 1));
+              if (batch.size() == 5_000) {
+                store.append(batch);
+                written += batch.size();
+                batch = new ArrayList<>();
+              }
+            }
+            Thread.sleep(Math.max(0, 1000 - (System.nanoTime() - t0) / 1_000_000));
+          } catch (InterruptedException e) {
+            return;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      }, "bench-writer");
+      writer.setDaemon(true);
+      startedNs = System.nanoTime();
+      writer.start();
+    }
+
+    @Override
+    void beforeClose() throws Exception {
+      stop = true;
+      writer.interrupt();
+      writer.join(10_000);
+      System.out.printf("%nbackground writer: %d samples in %.1f s = %.0f samples/s%n", written,
+          (System.nanoTime() - startedNs) / 1e9,
+          written / ((System.nanoTime() - startedNs) / 1e9));
+    }
+  }
+
+  /** @return steps evaluated in one cycle of 500 targets while another thread ingests */
+  @Benchmark
+  public long evaluatorCycle500WhileIngesting(LiveIngesting l) throws Exception {
+    return l.evaluator.evaluate().steps();
   }
 
   /** @return the diagnoses of 500 targets over 30 days, from the journal */

@@ -151,16 +151,7 @@ public final class GoFormat {
     int exp = pointPos - 1;
     StringBuilder sb = new StringBuilder(sign);
     if (exp < -4 || exp >= 6) {
-      sb.append(digits.charAt(0));
-      if (digits.length() > 1) {
-        sb.append('.').append(digits, 1, digits.length());
-      }
-      sb.append('e').append(exp < 0 ? '-' : '+');
-      int a = Math.abs(exp);
-      if (a < 10) {
-        sb.append('0');
-      }
-      sb.append(a);
+      appendExponent(sb, digits, exp);
     } else if (pointPos <= 0) {
       sb.append("0.").append("0".repeat(-pointPos)).append(digits);
     } else if (pointPos >= digits.length()) {
@@ -169,6 +160,46 @@ public final class GoFormat {
       sb.append(digits, 0, pointPos).append('.').append(digits, pointPos, digits.length());
     }
     return sb.toString();
+  }
+
+  /**
+   * Go's {@code strconv.FormatFloat(v, 'e', -1, 64)}, as Prometheus's alerts API writes an
+   * alert's value (web/api/v1/api.go): the shortest digits that read back as {@code v}, always
+   * in exponent form with at least two exponent digits ({@code 2.5e+00}, {@code 1e-03},
+   * {@code 0e+00}); {@code +Inf}, {@code -Inf}, {@code NaN}.
+   *
+   * @param v the value
+   * @return its text
+   */
+  public static String formatExponent(double v) {
+    if (Double.isNaN(v)) {
+      return "NaN";
+    }
+    if (Double.isInfinite(v)) {
+      return v > 0 ? "+Inf" : "-Inf";
+    }
+    StringBuilder sb = new StringBuilder((v < 0 || (v == 0 && 1 / v < 0)) ? "-" : "");
+    if (v == 0) {
+      return sb.append("0e+00").toString();
+    }
+    BigDecimal d = shortest(Math.abs(v));
+    String digits = d.unscaledValue().toString();
+    appendExponent(sb, digits, digits.length() - d.scale() - 1);
+    return sb.toString();
+  }
+
+  /** Appends {@code d.ddd e±XX}: the digits with the point after the first, Go's exponent. */
+  private static void appendExponent(StringBuilder sb, String digits, int exp) {
+    sb.append(digits.charAt(0));
+    if (digits.length() > 1) {
+      sb.append('.').append(digits, 1, digits.length());
+    }
+    sb.append('e').append(exp < 0 ? '-' : '+');
+    int a = Math.abs(exp);
+    if (a < 10) {
+      sb.append('0');
+    }
+    sb.append(a);
   }
 
   /** The shortest decimal that reads back as {@code v} (> 0), nearest to it among equals. */

@@ -8,6 +8,19 @@ import org.junit.jupiter.api.Test;
 class GoFormatTest {
 
   @Test
+  void exponentFormIsGosE() {
+    assertThat(GoFormat.formatExponent(2.5)).isEqualTo("2.5e+00");
+    assertThat(GoFormat.formatExponent(0.001)).isEqualTo("1e-03");
+    assertThat(GoFormat.formatExponent(123456789)).isEqualTo("1.23456789e+08");
+    assertThat(GoFormat.formatExponent(-1e100)).isEqualTo("-1e+100");
+    assertThat(GoFormat.formatExponent(0)).isEqualTo("0e+00");
+    assertThat(GoFormat.formatExponent(-0.0)).isEqualTo("-0e+00");
+    assertThat(GoFormat.formatExponent(Double.NaN)).isEqualTo("NaN");
+    assertThat(GoFormat.formatExponent(Double.NEGATIVE_INFINITY)).isEqualTo("-Inf");
+    assertThat(GoFormat.formatFloat(1e6)).isEqualTo("1e+06");
+  }
+
+  @Test
   void floatsPrintAsGoPercentV() {
     assertThat(GoFormat.formatFloat(1)).isEqualTo("1");
     assertThat(GoFormat.formatFloat(-0.0)).isEqualTo("-0");

@@ -1,0 +1,364 @@
+package io.inferlens.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.linecorp.armeria.client.WebClient;
+import com.linecorp.armeria.common.AggregatedHttpResponse;
+import com.linecorp.armeria.common.HttpMethod;
+import com.linecorp.armeria.common.HttpRequest;
+import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.RequestHeaders;
+import io.inferlens.analysis.diagnose.Diagnosis;
+import io.inferlens.analysis.incident.IncidentEvaluator;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends incidents to Alertmanagers as Prometheus's rule manager and notifier do (Prometheus
+ * rules/alerting.go {@code sendAlerts}, notifier/notifier.go):
+ *
+ * <ul>
+ *   <li>after each evaluation, an open incident is sent when it is new, when its labels changed
+ *       (the previous label set is sent resolved, so no alert is left behind), or when it was
+ *       last sent {@code --alert.resend-delay} ago; its {@code endsAt} is now + 4 × max(resend
+ *       delay, evaluation interval), so Alertmanager resolves it by itself if InferLens dies;
+ *   <li>a resolved incident is sent with {@code endsAt} = its last held step, and re-sent every
+ *       resend delay for the 15 minutes the evaluator keeps reporting it;
+ *   <li>an incident that disappears while firing (merged into another) is sent resolved now;
+ *   <li>external labels are added where the alert lacks the name.
+ * </ul>
+ *
+ * <p>Each Alertmanager has its own queue (bounded by {@code --alertmanager.notification-queue-
+ * capacity}; when full the oldest alert is dropped and counted) and its own thread, so one that
+ * is down does not hold back the others. Batches of at most {@value #MAX_BATCH} alerts are
+ * POSTed to {@code /api/v2/alerts} (Alertmanager API v2, openapi.yaml {@code postableAlerts})
+ * with a {@value #TIMEOUT_MS} ms timeout. A failed batch (connection error, timeout, 5xx, 429) is
+ * retried with exponential backoff from {@value #MIN_BACKOFF_MS} ms, doubling, at most
+ * {@value #MAX_BACKOFF_MS} ms, until it is delivered; a batch refused with another 4xx is
+ * dropped and counted, since retrying it cannot succeed. User info in the URL becomes HTTP basic
+ * authentication.
+ *
+ * <p>Metrics, per Alertmanager ({@code alertmanager} tag): {@code inferlens_notifications_sent_total},
+ * {@code _errors_total} (alerts in failed attempts), {@code _dropped_total} ({@code reason}
+ * {@code queue_full} or {@code rejected}), {@code _queue_length}; and {@code
+ * inferlens_notifications_queue_capacity}, {@code inferlens_notifications_latency_seconds}.
+ *
+ * <p>Thread safe: {@link #evaluated} is serialized; each queue is guarded by its sender.
+ */
+public final class AlertmanagerNotifier implements IncidentEvaluator.Listener, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(AlertmanagerNotifier.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Most alerts in one POST, as Prometheus's {@code maxBatchSize}. */
+  static final int MAX_BATCH = 64;
+  /** Timeout of one POST, ms (Prometheus's default Alertmanager timeout). */
+  static final long TIMEOUT_MS = 10_000;
+  /** First retry delay, ms. */
+  static final long MIN_BACKOFF_MS = 500;
+  /** Longest retry delay, ms. */
+  static final long MAX_BACKOFF_MS = 30_000;
+
+  /** What was last sent for one incident. */
+  private record Sent(long atMs, Map<String, String> labels, boolean resolved, ObjectNode alert) {}
+
+  private final AlertingConfig config;
+  private final long validForMs;
+  private final Clock clock;
+  private final List<Sender> senders = new ArrayList<>();
+  private final Map<String, Sent> sent = new HashMap<>();
+
+  /**
+   * Starts one sender thread per Alertmanager of {@code config}.
+   *
+   * @param config the Alertmanagers, external labels, resend delay, queue capacity and external
+   *     URL (not null)
+   * @param evalIntervalMs the evaluator's interval, ms, &ge; 0 (0: on-demand only)
+   * @param clock the wall clock of {@code startsAt}/{@code endsAt} and the resend delay
+   * @param registry where the metrics go
+   */
+  public AlertmanagerNotifier(AlertingConfig config, long evalIntervalMs, Clock clock,
+      MeterRegistry registry) {
+    this.config = config;
+    this.validForMs = 4 * Math.max(config.resendDelayMs(), evalIntervalMs);
+    this.clock = clock;
+    Gauge.builder("inferlens.notifications.queue.capacity", config, c -> c.queueCapacity())
+        .description("Alerts each Alertmanager's queue holds before the oldest are dropped")
+        .register(registry);
+    for (URI am : config.alertmanagers()) {
+      Sender s = new Sender(am, config.queueCapacity(), registry);
+      senders.add(s);
+      s.thread.start();
+    }
+  }
+
+  /**
+   * Sends what this evaluation changed or what is due again (see the class comment). Never
+   * blocks on the network.
+   *
+   * @param incidents open incidents, then those resolved within the last 15 minutes
+   * @param nowMs the evaluator's time, ms (unused: the notifier's clock decides resends)
+   */
+  @Override
+  public synchronized void evaluated(List<Diagnosis> incidents, long nowMs) {
+    long now = clock.millis();
+    List<ObjectNode> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (Diagnosis d : incidents) {
+      if (!seen.add(d.id())) {
+        continue;
+      }
+      Alerts.Alert a = Alerts.of(d, config.externalUrl());
+      Map<String, String> labels = withExternalLabels(a.labels());
+      boolean firing = d.endMs() == null;
+      Sent last = sent.get(d.id());
+      boolean relabelled = last != null && !last.labels().equals(labels);
+      if (relabelled && !last.resolved()) {
+        out.add(endedAt(last.alert(), now));
+      }
+      if (last == null || relabelled || last.resolved() == firing
+          || now - last.atMs() >= config.resendDelayMs()) {
+        long endsAt = firing ? now + validForMs : Math.max(d.endMs(), d.startMs());
+        ObjectNode node = alertJson(labels, a, endsAt);
+        out.add(node);
+        sent.put(d.id(), new Sent(now, labels, !firing, node));
+      }
+    }
+    for (Iterator<Map.Entry<String, Sent>> it = sent.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Sent> e = it.next();
+      if (!seen.contains(e.getKey())) {
+        if (!e.getValue().resolved()) {
+          out.add(endedAt(e.getValue().alert(), now));
+        }
+        it.remove();
+      }
+    }
+    if (!out.isEmpty()) {
+      for (Sender s : senders) {
+        s.enqueue(out);
+      }
+    }
+  }
+
+  private Map<String, String> withExternalLabels(Map<String, String> labels) {
+    if (config.externalLabels().isEmpty()) {
+      return labels;
+    }
+    Map<String, String> m = new LinkedHashMap<>(labels);
+    config.externalLabels().forEach(m::putIfAbsent);
+    return m;
+  }
+
+  private static ObjectNode alertJson(Map<String, String> labels, Alerts.Alert a, long endsAtMs) {
+    ObjectNode n = JSON.createObjectNode();
+    ObjectNode l = n.putObject("labels");
+    labels.forEach(l::put);
+    ObjectNode an = n.putObject("annotations");
+    a.annotations().forEach(an::put);
+    n.put("startsAt", Instant.ofEpochMilli(a.startsAtMs()).toString());
+    n.put("endsAt", Instant.ofEpochMilli(endsAtMs).toString());
+    n.put("generatorURL", a.generatorUrl());
+    return n;
+  }
+
+  private static ObjectNode endedAt(ObjectNode alert, long nowMs) {
+    ObjectNode copy = alert.deepCopy();
+    copy.put("endsAt", Instant.ofEpochMilli(nowMs).toString());
+    return copy;
+  }
+
+  /** @return alerts waiting in the queues, all Alertmanagers together */
+  public int queued() {
+    int n = 0;
+    for (Sender s : senders) {
+      n += s.length();
+    }
+    return n;
+  }
+
+  /** Stops the sender threads; queued alerts are not sent. Idempotent. */
+  @Override
+  public void close() {
+    for (Sender s : senders) {
+      s.close();
+    }
+  }
+
+  /** One Alertmanager: its queue, its thread, its counters. */
+  private static final class Sender implements Runnable {
+    private final URI url;
+    private final String authorization;
+    private final String name;
+    private final int capacity;
+    private final ArrayDeque<ObjectNode> queue = new ArrayDeque<>();
+    private final WebClient client;
+    private final Counter sentCount;
+    private final Counter errors;
+    private final Counter droppedFull;
+    private final Counter droppedRejected;
+    private final Timer latency;
+    final Thread thread;
+    private boolean closed;
+
+    Sender(URI am, int capacity, MeterRegistry registry) {
+      URI post = AlertingConfig.postUrl(am);
+      String userInfo = post.getRawUserInfo();
+      this.authorization = userInfo == null ? null : "Basic " + Base64.getEncoder().encodeToString(
+          java.net.URLDecoder.decode(userInfo, StandardCharsets.UTF_8)
+              .getBytes(StandardCharsets.UTF_8));
+      this.url = userInfo == null ? post : URI.create(post.getScheme() + "://" + post.getHost()
+          + (post.getPort() < 0 ? "" : ":" + post.getPort()) + post.getRawPath());
+      this.name = url.toString();
+      this.capacity = capacity;
+      this.client = WebClient.builder().responseTimeoutMillis(TIMEOUT_MS)
+          .writeTimeoutMillis(TIMEOUT_MS).build();
+      this.sentCount = Counter.builder("inferlens.notifications.sent").tag("alertmanager", name)
+          .description("Alerts delivered to an Alertmanager").register(registry);
+      this.errors = Counter.builder("inferlens.notifications.errors").tag("alertmanager", name)
+          .description("Alerts in POSTs that failed (retried with backoff)").register(registry);
+      this.droppedFull = Counter.builder("inferlens.notifications.dropped")
+          .tag("alertmanager", name).tag("reason", "queue_full")
+          .description("Alerts dropped unsent: the queue was full, or the Alertmanager refused "
+              + "them with a 4xx").register(registry);
+      this.droppedRejected = Counter.builder("inferlens.notifications.dropped")
+          .tag("alertmanager", name).tag("reason", "rejected")
+          .description("Alerts dropped unsent: the queue was full, or the Alertmanager refused "
+              + "them with a 4xx").register(registry);
+      Gauge.builder("inferlens.notifications.queue.length", this, Sender::length)
+          .tag("alertmanager", name).description("Alerts waiting to be sent to an Alertmanager")
+          .register(registry);
+      this.latency = Timer.builder("inferlens.notifications.latency").tag("alertmanager", name)
+          .description("Time of one POST to an Alertmanager").register(registry);
+      this.thread = new Thread(this, "inferlens-notifier-" + am.getHost());
+      thread.setDaemon(true);
+    }
+
+    synchronized int length() {
+      return queue.size();
+    }
+
+    synchronized void enqueue(List<ObjectNode> alerts) {
+      for (ObjectNode a : alerts) {
+        if (queue.size() >= capacity) {
+          queue.pollFirst();
+          droppedFull.increment();
+        }
+        queue.addLast(a);
+      }
+      notifyAll();
+    }
+
+    private synchronized List<ObjectNode> take() throws InterruptedException {
+      while (queue.isEmpty() && !closed) {
+        wait();
+      }
+      List<ObjectNode> batch = new ArrayList<>();
+      while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
+        batch.add(queue.pollFirst());
+      }
+      return batch;
+    }
+
+    synchronized void close() {
+      closed = true;
+      notifyAll();
+      thread.interrupt();
+    }
+
+    private synchronized boolean closed() {
+      return closed;
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (!closed()) {
+          List<ObjectNode> batch = take();
+          if (!batch.isEmpty()) {
+            deliver(batch);
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    /** Posts {@code batch} until delivered, refused for good, or closed. */
+    private void deliver(List<ObjectNode> batch) throws InterruptedException {
+      ArrayNode body = JSON.createArrayNode();
+      batch.forEach(body::add);
+      byte[] bytes;
+      try {
+        bytes = JSON.writeValueAsBytes(body);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException("alert JSON", e);
+      }
+      long backoff = MIN_BACKOFF_MS;
+      boolean failing = false;
+      while (!closed()) {
+        String problem;
+        long t0 = System.nanoTime();
+        try {
+          com.linecorp.armeria.common.RequestHeadersBuilder h = RequestHeaders.builder(HttpMethod.POST, url.toString())
+              .contentType(MediaType.JSON_UTF_8);
+          if (authorization != null) {
+            h.add(com.linecorp.armeria.common.HttpHeaderNames.AUTHORIZATION, authorization);
+          }
+          AggregatedHttpResponse r = client.execute(HttpRequest.of(h.build(),
+              com.linecorp.armeria.common.HttpData.wrap(bytes))).aggregate()
+              .get(TIMEOUT_MS + 1000, TimeUnit.MILLISECONDS);
+          int code = r.status().code();
+          if (code / 100 == 2) {
+            sentCount.increment(batch.size());
+            if (failing) {
+              log.info("Alertmanager {} reachable again; {} alerts delivered", name,
+                  batch.size());
+            }
+            return;
+          }
+          if (code / 100 == 4 && code != 429) {
+            droppedRejected.increment(batch.size());
+            log.warn("Alertmanager {} refused {} alerts with {}: {}", name, batch.size(), code,
+                r.contentUtf8());
+            return;
+          }
+          problem = "HTTP " + code;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+            | RuntimeException e) {
+          Throwable c = e.getCause() != null ? e.getCause() : e;
+          problem = c.getClass().getSimpleName() + ": " + c.getMessage();
+        } finally {
+          latency.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+        }
+        errors.increment(batch.size());
+        if (!failing) {
+          log.warn("sending {} alerts to Alertmanager {} failed ({}); retrying with backoff up "
+              + "to {} s", batch.size(), name, problem, MAX_BACKOFF_MS / 1000);
+          failing = true;
+        }
+        Thread.sleep(backoff);
+        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+      }
+    }
+  }
+}

@@ -1,0 +1,143 @@
+package io.inferlens.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferlens.simulator.Scenario;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What the web UI's overview page ({@code web/…/overview.js}) asks for, for 100 targets over its
+ * default 6 hours: {@code /api/v1/targets} and {@code /api/v1/diagnoses} at once, then one
+ * {@code /api/v1/dashboard} per target (its five sparklines), six at a time as a browser's
+ * HTTP/1.1 connection limit allows. The time is from the first request to the last answer: the
+ * page is drawn when they are in (the DOM work is not measured).
+ *
+ * <p>The server runs as {@code serve} does by default: the always-on evaluator every 15 s, which
+ * has caught up with the data before the measurement. 90 targets play the simulator's
+ * {@code healthy} scenario, 10 {@code peak-saturation}, 6 hours each, 15 s scrapes.
+ *
+ * <p>Run with {@code scripts/jmh.sh api -f 1 OverviewBenchmark} (docs/BENCHMARKS.md).
+ */
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xmx2g"})
+@Warmup(iterations = 5)
+@Measurement(iterations = 15)
+public class OverviewBenchmark {
+
+  static final int TARGETS = 100;
+  static final String SPARKS = "e2e_p95,ttft_p95,waiting,kv_cache_usage,gpu_util";
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  /** A server holding 100 targets × 6 hours, its evaluator caught up. */
+  @State(Scope.Benchmark)
+  public static class Loaded {
+    Path dir;
+    InferLensServer server;
+    URI base;
+    HttpClient http;
+    ExecutorService browser;
+    long endS;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+      dir = Files.createTempDirectory("inferlens-bench-overview-");
+      server = InferLensServer.start(ServerConfig.forTests(dir.resolve("data")),
+          Clock.systemUTC());
+      base = URI.create("http://127.0.0.1:" + server.port());
+      long t0 = System.nanoTime();
+      SimulatedWrites w = new SimulatedWrites(base);
+      long now = System.currentTimeMillis();
+      for (int t = 0; t < TARGETS; t++) {
+        w.playScenario(Scenario.byId(t % 10 == 9 ? "peak-saturation" : "healthy"), 6 * 3600,
+            "10.0." + (t / 250) + "." + (t % 250), "model-" + (t % 7), now, t);
+      }
+      long t1 = System.nanoTime();
+      server.evaluateNow();
+      System.out.printf("%nloaded %d samples in %.1f s; evaluator caught up in %.1f s%n",
+          w.samplesWritten, (t1 - t0) / 1e9, (System.nanoTime() - t1) / 1e9);
+      http = HttpClient.newHttpClient();
+      browser = Executors.newFixedThreadPool(6);
+      endS = now / 1000 / 60 * 60;
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+      browser.shutdownNow();
+      server.close();
+      try (var s = Files.walk(dir)) {
+        for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+
+    HttpResponse<String> get(String pathAndQuery) {
+      try {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve(pathAndQuery))
+            .build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+          throw new IllegalStateException(pathAndQuery + " answered " + r.statusCode() + ": "
+              + r.body());
+        }
+        return r;
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /** @return the number of sparkline answers (100) */
+  @Benchmark
+  public int overview100(Loaded l) throws Exception {
+    long start = l.endS - 6 * 3600;
+    String range = "start=" + start + "&end=" + l.endS;
+    CompletableFuture<HttpResponse<String>> targets = CompletableFuture.supplyAsync(
+        () -> l.get("/api/v1/targets?" + range), l.browser);
+    CompletableFuture<HttpResponse<String>> diagnoses = CompletableFuture.supplyAsync(
+        () -> l.get("/api/v1/diagnoses?" + range), l.browser);
+    JsonNode list = JSON.readTree(targets.get().body()).path("data").path("targets");
+    diagnoses.get();
+    List<CompletableFuture<HttpResponse<String>>> sparks = new ArrayList<>();
+    for (JsonNode t : list) {
+      String id = java.net.URLEncoder.encode(t.path("id").asText(),
+          java.nio.charset.StandardCharsets.UTF_8);
+      sparks.add(CompletableFuture.supplyAsync(() -> l.get("/api/v1/dashboard?target=" + id
+          + "&signal=" + SPARKS + "&" + range + "&smoothing=none"), l.browser));
+    }
+    for (CompletableFuture<HttpResponse<String>> f : sparks) {
+      f.get();
+    }
+    if (sparks.size() != TARGETS) {
+      throw new IllegalStateException(sparks.size() + " targets, expected " + TARGETS);
+    }
+    return sparks.size();
+  }
+}
