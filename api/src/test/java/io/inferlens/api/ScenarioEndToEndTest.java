@@ -8,6 +8,7 @@ import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.simulator.Scenario;
 import io.inferlens.simulator.SimulationModel;
 import io.inferlens.simulator.SimulatorServer;
+import io.inferlens.simulator.Stack;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -29,6 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
  * scenario — each on its own loopback address, so GPU and Kafka series join by host — and
  * remote-writes into InferLens; {@code GET /api/v1/diagnoses} must then name each scenario's cause
  * and find nothing for {@code healthy}.
+ *
+ * <p>A few scenarios also play on other stacks ({@link #STACK_CASES}: vLLM 0.6 V0, SGLang, TGI,
+ * each scraped as its own Prometheus job), side by side with the others, so the real scrape path
+ * of their expositions is covered at no extra wall time; {@code StackScenarioMatrixTest} covers
+ * every pair without Prometheus.
  *
  * <p>Time is compressed 30×: a scenario's hour plays in two minutes of wall time, Prometheus
  * scrapes every second (30 simulated seconds), and the analysis runs at a 1 s step with a 10 s
@@ -55,6 +61,14 @@ class ScenarioEndToEndTest {
     EXPECTED.put(Scenario.byId("scrape-gap"), "MONITORING_GAP");
   }
 
+  /** A scenario on a non-default stack and the cause it must produce. */
+  record StackCase(Stack stack, Scenario scenario, String cause) {}
+
+  static final List<StackCase> STACK_CASES = List.of(
+      new StackCase(Stack.VLLM_0_6, Scenario.byId("kv-pressure"), "KV_CACHE_PRESSURE"),
+      new StackCase(Stack.SGLANG, Scenario.byId("peak-saturation"), "CAPACITY_EXHAUSTED"),
+      new StackCase(Stack.TGI, Scenario.byId("per-request-slowdown"), "PER_REQUEST_SLOWDOWN"));
+
   @TempDir static Path dir;
   static InferLensServer rx;
   static URI rxBase;
@@ -62,6 +76,7 @@ class ScenarioEndToEndTest {
   static Path promLog;
   static final List<SimulatorServer> sims = new ArrayList<>();
   static final Map<Scenario, String> hosts = new LinkedHashMap<>();
+  static final Map<StackCase, String> stackHosts = new LinkedHashMap<>();
   static long startedMs;
 
   @BeforeAll
@@ -87,6 +102,25 @@ class ScenarioEndToEndTest {
       targets.append(targets.length() == 0 ? "" : ", ").append("'").append(host).append(':')
           .append(simPort).append("'");
     }
+    Map<String, StringBuilder> jobTargets = new LinkedHashMap<>();
+    jobTargets.put("vllm", new StringBuilder(targets));
+    StringBuilder all = new StringBuilder(targets);
+    for (StackCase c : STACK_CASES) {
+      String host = "127.0.0." + n++;
+      stackHosts.put(c, host);
+      sims.add(SimulatorServer.start(new SimulationModel(c.scenario(), 3600, 7,
+          c.stack().defaultEngines()), c.stack(), "Qwen/Qwen3-32B-FP8", host, SPEED,
+          new InetSocketAddress(host, simPort)));
+      String t = "'" + host + ":" + simPort + "'";
+      StringBuilder job = jobTargets.computeIfAbsent(c.stack().job(), k -> new StringBuilder());
+      job.append(job.length() == 0 ? "" : ", ").append(t);
+      all.append(", ").append(t);
+    }
+    List<String> scrapeJobs = new ArrayList<>();
+    jobTargets.forEach((job, t) -> {
+      scrapeJobs.add("  - job_name: " + job);
+      scrapeJobs.add("    static_configs: [{targets: [" + t + "]}]");
+    });
     int promPort = ExternalProcesses.freePort();
     Path config = dir.resolve("prometheus.yml");
     Files.writeString(config, String.join("\n",
@@ -94,14 +128,13 @@ class ScenarioEndToEndTest {
         "  scrape_interval: 1s",
         "  scrape_timeout: 900ms",
         "scrape_configs:",
-        "  - job_name: vllm",
-        "    static_configs: [{targets: [" + targets + "]}]",
+        String.join("\n", scrapeJobs),
         "  - job_name: dcgm",
         "    metrics_path: /dcgm/metrics",
-        "    static_configs: [{targets: [" + targets + "]}]",
+        "    static_configs: [{targets: [" + all + "]}]",
         "  - job_name: kafka",
         "    metrics_path: /kafka/metrics",
-        "    static_configs: [{targets: [" + targets + "]}]",
+        "    static_configs: [{targets: [" + all + "]}]",
         "remote_write:",
         "  - url: " + rxBase + "/api/v1/write",
         ""));
@@ -165,6 +198,15 @@ class ScenarioEndToEndTest {
             + ", got" + describe(ds));
       }
     }
+    for (StackCase c : STACK_CASES) {
+      List<JsonNode> ds = diagnosesOf(stackHosts.get(c));
+      List<String> causes = ds.stream().map(d -> d.get("cause").asText()).distinct().toList();
+      if (!causes.contains(c.cause()) || !causes.stream().allMatch(x -> x.equals(c.cause())
+          || x.equals("MONITORING_GAP"))) {
+        failures.add(c.stack().id() + "/" + c.scenario().id() + ": expected " + c.cause()
+            + ", got" + describe(ds));
+      }
+    }
     assertThat(failures).as("scenario diagnoses").isEmpty();
   }
 
@@ -208,11 +250,18 @@ class ScenarioEndToEndTest {
     String start = "&start=" + (startedMs / 1000 - 60);
     JsonNode targets = JSON.readTree(Requests.get(rxBase.resolve("/api/v1/targets?" + start))
         .body()).get("data").get("targets");
-    assertThat(targets).hasSize(EXPECTED.size());
+    assertThat(targets).hasSize(EXPECTED.size() + STACK_CASES.size());
     String peakHost = hosts.get(Scenario.byId("peak-saturation"));
     String id = null;
     for (JsonNode t : targets) {
-      assertThat(t.get("labels").get("job").asText()).isEqualTo("vllm");
+      String instance = t.get("labels").get("instance").asText();
+      String job = "vllm";
+      for (Map.Entry<StackCase, String> c : stackHosts.entrySet()) {
+        if (instance.startsWith(c.getValue() + ":")) {
+          job = c.getKey().stack().job();
+        }
+      }
+      assertThat(t.get("labels").get("job").asText()).as(instance).isEqualTo(job);
       if (t.get("labels").get("instance").asText().startsWith(peakHost + ":")) {
         id = t.get("id").asText();
       }

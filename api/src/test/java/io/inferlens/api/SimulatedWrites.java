@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.inferlens.simulator.Exposition;
 import io.inferlens.simulator.Scenario;
 import io.inferlens.simulator.SimulationModel;
+import io.inferlens.simulator.Stack;
 import io.inferlens.proto.prometheus.Remote.WriteRequest;
 import io.inferlens.proto.prometheus.Types.Label;
 import io.inferlens.proto.prometheus.Types.Sample;
@@ -19,7 +20,8 @@ import java.util.TreeMap;
 
 /**
  * Loads a server with data without Prometheus: plays simulator scenarios in simulated time and
- * remote-writes what a 15 s scrape of {@code /metrics} (vLLM) and {@code /dcgm/metrics} would
+ * remote-writes what a 15 s scrape of {@code /metrics} (the engine, as one simulator
+ * {@link Stack} renders it), {@code /dcgm/metrics} and optionally {@code /kafka/metrics} would
  * have returned, with timestamps ending at a given wall-clock time; or writes synthetic
  * histograms for long ranges. Hours of data take seconds.
  */
@@ -37,19 +39,27 @@ final class SimulatedWrites {
     this.base = base;
   }
 
-  /** A scenario being played: its model and the timestamp of its next scrape. */
+  /** A scenario being played: its model, its stack and the timestamp of its next scrape. */
   private static final class Play {
     final SimulationModel model;
+    final Stack stack;
     final String host;
     final String modelName;
     final double created;
+    final boolean kafka;
+    /** The stack the engine is upgraded to at {@link #upgradeAtS} simulated seconds, or null. */
+    Stack upgradeTo;
+    double upgradeAtS = Double.POSITIVE_INFINITY;
     long nextTs;
 
-    Play(SimulationModel model, String host, String modelName, double created, long nextTs) {
+    Play(SimulationModel model, Stack stack, String host, String modelName, double created,
+        boolean kafka, long nextTs) {
       this.model = model;
+      this.stack = stack;
       this.host = host;
       this.modelName = modelName;
       this.created = created;
+      this.kafka = kafka;
       this.nextTs = nextTs;
     }
   }
@@ -65,7 +75,50 @@ final class SimulatedWrites {
    */
   synchronized void playScenario(Scenario sc, double durationS, String host, String modelName,
       long endMs, long seed) {
-    Play p = newPlay(sc, durationS, host, modelName, endMs, seed);
+    Play p = newPlay(new SimulationModel(sc, durationS, seed, 2), Stack.VLLM_0_13, host,
+        modelName, endMs, false);
+    while (p.nextTs <= endMs) {
+      scrape(p);
+    }
+    flush();
+  }
+
+  /**
+   * Plays one stack's scenario after a lead-in of its initial (healthy) state and writes its
+   * scrapes ending at {@code endMs}: the engine as job {@link Stack#job()} on {@code host:8000},
+   * DCGM on {@code host:9400} (job dcgm, {@code Hostname=host}) and kafka_exporter on
+   * {@code host:9308} (job kafka), so that GPU and Kafka series join the target by host.
+   *
+   * @param stack the engine's stack
+   * @param engines engines of the model, at most {@link Stack#maxEngines()}
+   * @param sc the scenario
+   * @param leadInS simulated seconds of the scenario's initial state before it starts
+   * @param durationS scenario length, simulated seconds
+   * @param host instance host
+   * @param modelName {@code model_name} label value
+   * @param endMs timestamp of the last scrape, milliseconds since the epoch
+   * @param seed model seed
+   */
+  synchronized void playStack(Stack stack, int engines, Scenario sc, double leadInS,
+      double durationS, String host, String modelName, long endMs, long seed) {
+    playStack(stack, null, 0, engines, sc, leadInS, durationS, host, modelName, endMs, seed);
+  }
+
+  /**
+   * As {@link #playStack(Stack, int, Scenario, double, double, String, String, long, long)},
+   * with the engine upgraded in place from {@code stack} to {@code upgradeTo} (same instance and
+   * model) once the scenario has run {@code upgradeAtS} simulated seconds; the model goes on.
+   *
+   * @param upgradeTo the stack after the upgrade, or null for none; at least as many engines
+   * @param upgradeAtS scenario seconds (after the lead-in) of the upgrade
+   */
+  synchronized void playStack(Stack stack, Stack upgradeTo, double upgradeAtS, int engines,
+      Scenario sc, double leadInS, double durationS, String host, String modelName, long endMs,
+      long seed) {
+    Play p = newPlay(new SimulationModel(sc, durationS, leadInS, seed, engines), stack, host,
+        modelName, endMs, true);
+    p.upgradeTo = upgradeTo;
+    p.upgradeAtS = upgradeAtS;
     while (p.nextTs <= endMs) {
       scrape(p);
     }
@@ -83,14 +136,15 @@ final class SimulatedWrites {
    */
   synchronized void addScenario(Scenario sc, double durationS, String host, String modelName,
       long endMs, long seed) {
-    newPlay(sc, durationS, host, modelName, endMs, seed);
+    newPlay(new SimulationModel(sc, durationS, seed, 2), Stack.VLLM_0_13, host, modelName, endMs,
+        false);
   }
 
-  private Play newPlay(Scenario sc, double durationS, String host, String modelName, long endMs,
-      long seed) {
-    long startMs = endMs - Math.round(durationS * 1000);
-    Play p = new Play(new SimulationModel(sc, durationS, seed, 2), host, modelName,
-        startMs / 1000.0, startMs);
+  private Play newPlay(SimulationModel model, Stack stack, String host, String modelName,
+      long endMs, boolean kafka) {
+    long startMs = endMs
+        - Math.round((model.leadInSeconds() + model.durationSeconds()) * 1000);
+    Play p = new Play(model, stack, host, modelName, startMs / 1000.0, kafka, startMs);
     plays.add(p);
     return p;
   }
@@ -117,9 +171,14 @@ final class SimulatedWrites {
 
   private void scrape(Play p) {
     if (p.model.metricsAvailable()) {
-      add(Exposition.vllm(p.model, p.modelName, p.created), p.nextTs, "vllm", p.host + ":8000");
+      Stack now = p.upgradeTo != null && p.model.scenarioSeconds() >= p.upgradeAtS
+          ? p.upgradeTo : p.stack;
+      add(now.render(p.model, p.modelName, p.created), p.nextTs, now.job(), p.host + ":8000");
     }
     add(Exposition.dcgm(p.model, p.host), p.nextTs, "dcgm", p.host + ":9400");
+    if (p.kafka) {
+      add(Exposition.kafka(p.model), p.nextTs, "kafka", p.host + ":9308");
+    }
     if (pendingSamples > 150_000) {
       flush();
     }

@@ -62,6 +62,34 @@ public final class Histogram {
     return c;
   }
 
+  /**
+   * Cumulative counts at a subset of this histogram's bounds: what a histogram with exactly those
+   * bounds would hold after the same observations.
+   *
+   * @param subset finite bounds in increasing order, each one of {@link #bounds()} exactly
+   * @return one cumulative count per bound of {@code subset}, then the {@code +Inf} bucket (the
+   *     total count); length {@code subset.length + 1}
+   * @throws IllegalArgumentException naming the bound if one is not a bound of this histogram
+   */
+  public long[] cumulativeAt(double[] subset) {
+    long[] out = new long[subset.length + 1];
+    long acc = 0;
+    int next = 0;
+    for (int k = 0; k < subset.length; k++) {
+      int i = Arrays.binarySearch(bounds, subset[k]);
+      if (i < 0) {
+        throw new IllegalArgumentException("bound " + subset[k] + " is not one of "
+            + Arrays.toString(bounds));
+      }
+      for (; next <= i; next++) {
+        acc += counts[next];
+      }
+      out[k] = acc;
+    }
+    out[subset.length] = count;
+    return out;
+  }
+
   /** @return number of observations (equals the {@code +Inf} bucket) */
   public long count() {
     return count;

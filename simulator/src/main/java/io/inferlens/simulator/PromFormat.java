@@ -7,8 +7,9 @@ import java.util.Locale;
  * Number and label formatting of the Prometheus text exposition format (0.0.4), as the exporters
  * that the simulator imitates write it. The formats follow
  * {@code fixtures/tools/fixturelib.py} in the repository:
- * {@link #pyFloat} is prometheus_client's {@code floatToGoString} (vLLM), {@link #goFloat} is
- * client_golang's {@code strconv.FormatFloat(f, 'g', -1, 64)} (kafka_exporter).
+ * {@link #pyFloat} is prometheus_client's {@code floatToGoString} (vLLM, SGLang), {@link #goFloat}
+ * is client_golang's {@code strconv.FormatFloat(f, 'g', -1, 64)} (kafka_exporter), {@link
+ * #rustFloat} is Rust's {@code f64} {@code Display} (TGI's metrics-exporter-prometheus).
  */
 public final class PromFormat {
 
@@ -122,6 +123,36 @@ public final class PromFormat {
       fixed = ds.substring(0, dp) + "." + ds.substring(dp);
     }
     return sign + fixed;
+  }
+
+  /**
+   * Formats like Rust's {@code Display} for {@code f64}, as metrics-exporter-prometheus writes
+   * gauges, sums and bounds (TGI): shortest round-trip digits, always fixed notation, no
+   * {@code .0} on whole numbers ({@code 23}, {@code 0.00015000000000000001}, {@code 0}). As
+   * {@code rust_f64} in {@code fixtures/tools/fixturelib.py}.
+   *
+   * @param f a finite double
+   * @return the text Rust would write
+   * @throws IllegalArgumentException for NaN or an infinity (the exporter never writes them here)
+   */
+  public static String rustFloat(double f) {
+    if (Double.isNaN(f) || Double.isInfinite(f)) {
+      throw new IllegalArgumentException("not finite: " + f);
+    }
+    if (f == 0) {
+      return "0";
+    }
+    String sign = f < 0 ? "-" : "";
+    Digits dg = digits(Math.abs(f));
+    String ds = dg.digits;
+    int dp = dg.pointPos;
+    if (dp <= 0) {
+      return sign + "0." + "0".repeat(-dp) + ds;
+    }
+    if (dp >= ds.length()) {
+      return sign + ds + "0".repeat(dp - ds.length());
+    }
+    return sign + ds.substring(0, dp) + "." + ds.substring(dp);
   }
 
   /** Shortest round-trip decimal digits of a positive finite double and the point position. */

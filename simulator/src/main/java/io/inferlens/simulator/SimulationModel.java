@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * A discrete-time queueing model of a vLLM V1 server with data-parallel engines, plus the Kafka
- * topic that feeds it. Deterministic for a given seed; driven only by {@link #step()}, which
+ * A discrete-time queueing model of an LLM serving engine (vLLM-style continuous batching with
+ * data-parallel engines), plus the Kafka topic that feeds it. It is stack-neutral: the expositions
+ * of {@link Stack} render its state as vLLM 0.6 / 0.10 / 0.13, SGLang or TGI; every histogram is
+ * kept at the union of the bounds any of them exposes ({@link Buckets}). Deterministic for a given seed; driven only by {@link #step()}, which
  * advances the simulated clock by {@link #STEP_SECONDS} (no wall-clock time is read or slept).
  *
  * <p>Per step and engine: Kafka messages consumed become requests (Poisson arrivals at the
@@ -25,7 +27,9 @@ import java.util.Random;
  * <p>Observations follow vllm/v1/metrics/loggers.py: TTFT = arrival → first token (queue +
  * prefill), one ITL observation per generated token after the first, per-request TPOT =
  * (e2e − TTFT) / (tokens − 1), e2e = arrival → last token, queue time = arrival → first
- * scheduled. All times are seconds of simulated time. Not thread-safe: callers synchronize on the
+ * scheduled; request phases (loggers.py, V0 metrics.py): prefill = first scheduled → first token,
+ * decode = first token → last token, inference = first scheduled → last token. All times are
+ * seconds of simulated time. Not thread-safe: callers synchronize on the
  * model (the server and the stepping thread both do).
  */
 public final class SimulationModel {
@@ -56,19 +60,17 @@ public final class SimulationModel {
   public static final int KAFKA_PARTITIONS = 12;
 
   static final String[] FINISH_REASONS = {"stop", "length", "abort", "error"};
+  /** Request validation (tokenisation) time, seconds (TGI's validation histogram). */
+  static final double VALIDATION_S = 0.0011;
+  /** Batch time / forward time: sampling and bookkeeping around the forward pass. */
+  static final double BATCH_OVERHEAD = 1.12;
 
-  /** Bucket bounds of {@code vllm:time_to_first_token_seconds} (V1, loggers.py). */
-  public static final double[] TTFT_BUCKETS = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,
-      0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0};
-  /** Bucket bounds of {@code vllm:inter_token_latency_seconds} and the per-request TPOT. */
-  public static final double[] ITL_BUCKETS = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4,
-      0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0};
-  /** Bucket bounds of {@code vllm:e2e_request_latency_seconds} and the queue-time histogram. */
-  public static final double[] LATENCY_BUCKETS = {0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0,
-      15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
+  /** Simulated seconds of the time constant of the throughput gauges (V0 logs every 5 s). */
+  static final double THROUGHPUT_TAU_S = 5;
 
   private final Scenario scenario;
   private final double durationSeconds;
+  private final double leadInSeconds;
   private final Random rng;
   private final List<Engine> engines = new ArrayList<>();
   private final Kafka kafka;
@@ -83,11 +85,30 @@ public final class SimulationModel {
    * @param engineCount number of data-parallel engines (labels {@code "0"}, {@code "1"}, ...)
    */
   public SimulationModel(Scenario scenario, double durationSeconds, long seed, int engineCount) {
-    if (durationSeconds <= 0 || engineCount < 1) {
-      throw new IllegalArgumentException("duration must be > 0 and engines >= 1");
+    this(scenario, durationSeconds, 0, seed, engineCount);
+  }
+
+  /**
+   * A model that first runs {@code leadInSeconds} in the scenario's initial state (its parameters
+   * at fraction 0) and only then starts the scenario's clock: hours of healthy history before a
+   * fault, for baselines, without stretching the fault itself.
+   *
+   * @param scenario the scenario to play
+   * @param durationSeconds scenario length in simulated seconds, after the lead-in
+   * @param leadInSeconds simulated seconds before the scenario starts, &ge; 0
+   * @param seed random seed; the same seed gives the same run
+   * @param engineCount number of data-parallel engines (labels {@code "0"}, {@code "1"}, ...)
+   * @throws IllegalArgumentException if the duration is not positive, the lead-in negative or
+   *     there is no engine
+   */
+  public SimulationModel(Scenario scenario, double durationSeconds, double leadInSeconds,
+      long seed, int engineCount) {
+    if (!(durationSeconds > 0) || engineCount < 1 || !(leadInSeconds >= 0)) {
+      throw new IllegalArgumentException("duration must be > 0, lead-in >= 0 and engines >= 1");
     }
     this.scenario = scenario;
     this.durationSeconds = durationSeconds;
+    this.leadInSeconds = leadInSeconds;
     this.rng = new Random(seed);
     for (int i = 0; i < engineCount; i++) {
       engines.add(new Engine(Integer.toString(i)));
@@ -105,19 +126,29 @@ public final class SimulationModel {
     return durationSeconds;
   }
 
-  /** @return simulated seconds since the start */
+  /** @return simulated seconds since the start, lead-in included */
   public double nowSeconds() {
     return steps * STEP_SECONDS;
   }
 
-  /** @return scenario fraction in [0, 1] */
-  public double fraction() {
-    return Math.min(1, nowSeconds() / durationSeconds);
+  /** @return the lead-in before the scenario's clock starts, simulated seconds */
+  public double leadInSeconds() {
+    return leadInSeconds;
   }
 
-  /** @return whether vLLM's /metrics answers now (see {@link Scenario#metricsAvailable}) */
+  /** @return simulated seconds since the scenario's start (0 during the lead-in) */
+  public double scenarioSeconds() {
+    return Math.max(0, nowSeconds() - leadInSeconds);
+  }
+
+  /** @return scenario fraction in [0, 1] */
+  public double fraction() {
+    return Math.min(1, scenarioSeconds() / durationSeconds);
+  }
+
+  /** @return whether the engine's /metrics answers now (see {@link Scenario#metricsAvailable}) */
   public boolean metricsAvailable() {
-    return scenario.metricsAvailable(nowSeconds(), durationSeconds);
+    return scenario.metricsAvailable(scenarioSeconds(), durationSeconds);
   }
 
   /** @return the engines, in label order */
@@ -144,7 +175,7 @@ public final class SimulationModel {
   /** Advances the simulated clock by one step of {@link #STEP_SECONDS}. */
   public void step() {
     double t = nowSeconds();
-    Scenario.Params p = scenario.params(t / durationSeconds, engines.size());
+    Scenario.Params p = scenario.params(scenarioSeconds() / durationSeconds, engines.size());
     double dt = STEP_SECONDS;
 
     // Kafka: consume what the group can (before this step's production: it stays as lag until
@@ -186,7 +217,7 @@ public final class SimulationModel {
     out = Math.max(1, Math.min(maxTokens, out));
     double hitRatio = 0.3 + 0.4 * rng.nextDouble();
     int cached = (int) (prompt * hitRatio) / BLOCK_SIZE * BLOCK_SIZE;
-    return new Request(arrival, prompt, cached, out, length);
+    return new Request(arrival, prompt, cached, out, length, maxTokens);
   }
 
   private long poisson(double mean) {
@@ -213,6 +244,7 @@ public final class SimulationModel {
     final int cached;
     final int target;
     final boolean length;
+    final int maxTokens;
     int generated;
     long kv;
     long prefillRemaining;
@@ -221,18 +253,20 @@ public final class SimulationModel {
     double tokenAcc;
     boolean promptCounted;
 
-    Request(double arrival, int prompt, int cached, int target, boolean length) {
+    Request(double arrival, int prompt, int cached, int target, boolean length, int maxTokens) {
       this.arrival = arrival;
       this.prompt = prompt;
       this.cached = cached;
       this.target = target;
       this.length = length;
+      this.maxTokens = maxTokens;
     }
   }
 
   /**
-   * One vLLM engine core ({@code engine} label): its queues, KV cache and the counters and
-   * histograms its Prometheus series expose. Read its state only while holding the model's lock.
+   * One engine core (vLLM's {@code engine} label; the single scheduler of SGLang and TGI): its
+   * queues, KV cache and the counters and histograms the stacks' series expose. Histograms hold
+   * the union bounds of {@link Buckets}. Read its state only while holding the model's lock.
    */
   public final class Engine {
     final String label;
@@ -245,12 +279,42 @@ public final class SimulationModel {
     long prefixQueries;
     long prefixHits;
     long refusedByGateway;
+    /** Requests that reached the engine's front door, refused ones included. */
+    long arrivals;
     final long[] finished = new long[FINISH_REASONS.length];
-    final Histogram ttft = new Histogram(TTFT_BUCKETS);
-    final Histogram itl = new Histogram(ITL_BUCKETS);
-    final Histogram requestTpot = new Histogram(ITL_BUCKETS);
-    final Histogram e2e = new Histogram(LATENCY_BUCKETS);
-    final Histogram queueTime = new Histogram(LATENCY_BUCKETS);
+    final Histogram ttft = new Histogram(Buckets.TTFT);
+    final Histogram itl = new Histogram(Buckets.ITL);
+    final Histogram requestTpot = new Histogram(Buckets.REQUEST_TPOT);
+    final Histogram e2e = new Histogram(Buckets.E2E);
+    final Histogram queueTime = new Histogram(Buckets.QUEUE);
+    /** Queue time observed when a request is first scheduled (V0 time_in_queue, SGLang). */
+    final Histogram scheduledQueueTime = new Histogram(Buckets.QUEUE);
+    final Histogram inferencePhase = new Histogram(Buckets.PHASE);
+    final Histogram prefillPhase = new Histogram(Buckets.PHASE);
+    final Histogram decodePhase = new Histogram(Buckets.PHASE);
+    final Histogram promptLength = new Histogram(Buckets.PROMPT);
+    final Histogram generationLength = new Histogram(Buckets.GENERATED);
+    final Histogram maxTokensRequested = new Histogram(Buckets.VLLM_TOKENS);
+    final Histogram paramsN = new Histogram(Buckets.VLLM_PARAMS_N);
+    final Histogram iterationTokens = new Histogram(Buckets.ITERATION);
+    /** Per prefill batch and per decode iteration: forward time and forward + overhead. */
+    final Histogram prefillForward = new Histogram(Buckets.TGI_DURATION);
+    final Histogram decodeForward = new Histogram(Buckets.TGI_DURATION);
+    final Histogram prefillBatchTime = new Histogram(Buckets.TGI_DURATION);
+    final Histogram decodeBatchTime = new Histogram(Buckets.TGI_DURATION);
+    final Histogram validationTime = new Histogram(Buckets.TGI_DURATION);
+    long admittedRequests;
+    long prefillBatches;
+    long decodeIterations;
+    /** Prefill batches that joined a batch already decoding (TGI batch_concat wait_exceeded). */
+    long batchConcats;
+    /** Requests preempted in the last step (SGLang's num_retracted_reqs gauge). */
+    int lastPreempted;
+    /** Prefix-cache hit ratio of the requests admitted in the last step that admitted any. */
+    double lastHitRate;
+    /** EMAs of prompt and generation tokens per second ({@link #THROUGHPUT_TAU_S}). */
+    double promptThroughput;
+    double generationThroughput;
     double gpuUtil = 0.05;
     double lastItl;
     double energyMillijoules;
@@ -347,7 +411,20 @@ public final class SimulationModel {
       return queueTime;
     }
 
+    /**
+     * @return tokens the running batch may come to hold: prompt plus {@code max_tokens} per
+     *     running request, at most the KV capacity (TGI's {@code tgi_batch_current_max_tokens})
+     */
+    public long reservedTokens() {
+      long s = 0;
+      for (Request r : running) {
+        s += r.prompt + r.maxTokens;
+      }
+      return Math.min(s, KV_CAPACITY_TOKENS);
+    }
+
     void arrive(Request r, int maxInFlight) {
+      arrivals++;
       if (waiting.size() + running.size() >= maxInFlight) {
         refusedByGateway++;
         return;
@@ -356,6 +433,10 @@ public final class SimulationModel {
     }
 
     void step(double t, double dt, double slowdown) {
+      long promptBefore = promptTokens;
+      long generationBefore = generationTokens;
+      long admittedPrompt = 0;
+      long admittedCached = 0;
       // 1. admission, FCFS with head-of-line blocking on KV space
       long limit = KV_CAPACITY_TOKENS; // V1 allocates prompt blocks while any are free
       while (running.size() < MAX_NUM_SEQS && !waiting.isEmpty()) {
@@ -373,7 +454,14 @@ public final class SimulationModel {
           r.firstScheduled = t;
           prefixQueries += r.prompt;
           prefixHits += r.cached;
+          admittedPrompt += r.prompt;
+          admittedCached += r.cached;
+          admittedRequests++;
+          scheduledQueueTime.observe(t - r.arrival, 1);
         }
+      }
+      if (admittedPrompt > 0) {
+        lastHitRate = (double) admittedCached / admittedPrompt;
       }
 
       // 2. prefill, FCFS, stalls decode for up to PREFILL_SHARE_MAX of the step
@@ -460,10 +548,45 @@ public final class SimulationModel {
         e2e.observe(e2eS, 1);
         queueTime.observe(r.firstScheduled - r.arrival, 1);
         requestTpot.observe(r.generated > 1 ? (end - r.firstToken) / (r.generated - 1) : 0, 1);
+        inferencePhase.observe(end - r.firstScheduled, 1);
+        prefillPhase.observe(r.firstToken - r.firstScheduled, 1);
+        decodePhase.observe(end - r.firstToken, 1);
+        promptLength.observe(r.prompt, 1);
+        generationLength.observe(r.generated, 1);
+        maxTokensRequested.observe(r.maxTokens, 1);
+        paramsN.observe(1, 1);
+        validationTime.observe(VALIDATION_S, 1);
         finished[r.length ? 1 : 0]++;
       }
 
+      // Per-iteration records: one prefill batch when prefill ran, decode iterations as many as
+      // fit in the decode share; tokens per iteration so that their sum is the step's tokens.
+      long iterations = decoders > 0 ? Math.max(1, Math.round(decodeTime / iter)) : 0;
+      if (prefillTime > 0) {
+        prefillBatches++;
+        prefillForward.observe(prefillTime, 1);
+        prefillBatchTime.observe(prefillTime * BATCH_OVERHEAD, 1);
+        if (decoders > 0) {
+          batchConcats++;
+        }
+      }
+      if (iterations > 0) {
+        decodeIterations += iterations;
+        decodeForward.observe(iter, iterations);
+        decodeBatchTime.observe(iter * BATCH_OVERHEAD, iterations);
+      }
+      long stepTokens = promptTokens - promptBefore + generationTokens - generationBefore;
+      long records = iterations + (prefillTime > 0 ? 1 : 0);
+      if (stepTokens > 0 && records > 0) {
+        iterationTokens.observe((double) stepTokens / records, records);
+      }
+      double a = Math.min(1, dt / THROUGHPUT_TAU_S);
+      promptThroughput += ((promptTokens - promptBefore) / dt - promptThroughput) * a;
+      generationThroughput += ((generationTokens - generationBefore) / dt - generationThroughput)
+          * a;
+
       // 4. preemption (recompute) of the newest running requests while the cache overflows
+      lastPreempted = 0;
       while (kvUsed > KV_CAPACITY_TOKENS && running.size() > 1) {
         Request victim = running.remove(running.size() - 1);
         kvUsed -= victim.kv;
@@ -472,6 +595,7 @@ public final class SimulationModel {
         victim.tokenAcc = 0;
         waiting.addFirst(victim);
         preemptions++;
+        lastPreempted++;
       }
 
       // 5. GPU utilisation: prefill share busy, decode share busy by batch occupancy; EMA ~2 s

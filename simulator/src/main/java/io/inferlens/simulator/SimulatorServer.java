@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Serves a {@link SimulationModel} over HTTP with Armeria and advances it in the background:
- * {@code /metrics} (vLLM; 503 during a simulated scrape gap), {@code /dcgm/metrics},
+ * {@code /metrics} (the serving engine as one {@link Stack} renders it; 503 during a simulated
+ * scrape gap), {@code /dcgm/metrics},
  * {@code /kafka/metrics}, and {@code /} (a one-screen status). A ticker thread steps the model
  * every {@value #TICK_MS} ms of wall time until simulated time equals {@code speed} × elapsed wall
  * time, so {@code speed 60} plays a simulated hour in a wall-clock minute.
@@ -29,6 +30,7 @@ public final class SimulatorServer implements AutoCloseable {
   static final MediaType PROM_TEXT = MediaType.parse("text/plain; version=0.0.4; charset=utf-8");
 
   private final SimulationModel model;
+  private final Stack stack;
   private final String modelName;
   private final String hostname;
   private final double speed;
@@ -40,16 +42,17 @@ public final class SimulatorServer implements AutoCloseable {
   /** Simulated seconds the model should have reached; only the ticker thread touches it. */
   private double targetSeconds;
 
-  private SimulatorServer(SimulationModel model, String modelName, String hostname, double speed,
-      InetSocketAddress listen) {
+  private SimulatorServer(SimulationModel model, Stack stack, String modelName, String hostname,
+      double speed, InetSocketAddress listen) {
     this.model = model;
+    this.stack = stack;
     this.modelName = modelName;
     this.hostname = hostname;
     this.speed = speed;
     this.createdEpochSeconds = System.currentTimeMillis() / 1000.0;
     ServerBuilder sb = Server.builder().http(listen);
     sb.gracefulShutdownTimeout(Duration.ZERO, Duration.ofSeconds(1));
-    sb.service("/metrics", (ctx, req) -> vllmResponse());
+    sb.service("/metrics", (ctx, req) -> engineResponse());
     sb.service("/dcgm/metrics", (ctx, req) -> {
       synchronized (model) {
         return HttpResponse.of(HttpStatus.OK, PROM_TEXT, Exposition.dcgm(model, hostname));
@@ -71,7 +74,8 @@ public final class SimulatorServer implements AutoCloseable {
   }
 
   /**
-   * Starts serving and stepping.
+   * Starts serving vLLM 0.13 ({@link Stack#VLLM_0_13}) and stepping; see
+   * {@link #start(SimulationModel, Stack, String, String, double, InetSocketAddress)}.
    *
    * @param model the model to play; this server steps it from now on
    * @param modelName {@code model_name} label value
@@ -79,13 +83,36 @@ public final class SimulatorServer implements AutoCloseable {
    * @param speed simulated seconds per wall-clock second, &gt; 0
    * @param listen address to bind; port 0 picks a free port
    * @return the running server
+   * @throws IllegalArgumentException if the speed is not positive
    */
   public static SimulatorServer start(SimulationModel model, String modelName, String hostname,
       double speed, InetSocketAddress listen) {
+    return start(model, Stack.VLLM_0_13, modelName, hostname, speed, listen);
+  }
+
+  /**
+   * Starts serving and stepping.
+   *
+   * @param model the model to play; this server steps it from now on
+   * @param stack the serving stack whose {@code /metrics} is imitated
+   * @param modelName {@code model_name} label value
+   * @param hostname {@code Hostname} label of the DCGM series
+   * @param speed simulated seconds per wall-clock second, &gt; 0
+   * @param listen address to bind; port 0 picks a free port
+   * @return the running server
+   * @throws IllegalArgumentException if the speed is not positive or the model has more engines
+   *     than the stack can label ({@link Stack#maxEngines()})
+   */
+  public static SimulatorServer start(SimulationModel model, Stack stack, String modelName,
+      String hostname, double speed, InetSocketAddress listen) {
     if (!(speed > 0)) {
       throw new IllegalArgumentException("speed must be > 0");
     }
-    SimulatorServer s = new SimulatorServer(model, modelName, hostname, speed, listen);
+    if (model.engines().size() > stack.maxEngines()) {
+      throw new IllegalArgumentException("--engines " + model.engines().size() + ": "
+          + stack.id() + " exposes at most " + stack.maxEngines() + " engine(s)");
+    }
+    SimulatorServer s = new SimulatorServer(model, stack, modelName, hostname, speed, listen);
     s.server.start().join();
     s.lastTickNanos = System.nanoTime();
     s.targetSeconds = model.nowSeconds();
@@ -93,14 +120,14 @@ public final class SimulatorServer implements AutoCloseable {
     return s;
   }
 
-  private HttpResponse vllmResponse() {
+  private HttpResponse engineResponse() {
     synchronized (model) {
       if (!model.metricsAvailable()) {
         return HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.PLAIN_TEXT_UTF_8,
             "simulated scrape gap (scenario " + model.scenario().id() + ")\n");
       }
       return HttpResponse.of(HttpStatus.OK, PROM_TEXT,
-          Exposition.vllm(model, modelName, createdEpochSeconds));
+          stack.render(model, modelName, createdEpochSeconds));
     }
   }
 
@@ -108,8 +135,8 @@ public final class SimulatorServer implements AutoCloseable {
     synchronized (model) {
       StringBuilder sb = new StringBuilder();
       sb.append(String.format(Locale.ROOT,
-          "InferLens simulator: scenario %s, simulated %.0f s of %.0f s (%.0f%%), speed %s%n",
-          model.scenario().id(), model.nowSeconds(), model.durationSeconds(),
+          "InferLens simulator: %s, scenario %s, simulated %.0f s of %.0f s (%.0f%%), speed %s%n",
+          stack.id(), model.scenario().id(), model.scenarioSeconds(), model.durationSeconds(),
           100 * model.fraction(), speed));
       for (SimulationModel.Engine e : model.engines()) {
         sb.append(String.format(Locale.ROOT,

@@ -22,7 +22,7 @@ class ExpositionTest {
   @Test
   void vllmFamiliesHelpTypeAndLabelOrderEqualTheFixture() throws Exception {
     String fixture = Fixtures.read("vllm-0.13-v1.prom");
-    String ours = Exposition.vllm(steppedModel(Scenario.PEAK_SATURATION, 6000),
+    String ours = Stack.VLLM_0_13.render(steppedModel(Scenario.PEAK_SATURATION, 6000),
         "Qwen/Qwen3-32B-FP8", CREATED);
     assertThat(Fixtures.metaLines(ours, "# TYPE "))
         .containsExactlyElementsOf(Fixtures.metaLines(fixture, "# TYPE "));
@@ -36,7 +36,7 @@ class ExpositionTest {
   @Test
   void histogramsHaveTheFixtureBucketBoundsAndAreConsistent() throws Exception {
     String fixture = Fixtures.read("vllm-0.13-v1.prom");
-    String ours = Exposition.vllm(steppedModel(Scenario.HEALTHY, 3000), "m", CREATED);
+    String ours = Stack.VLLM_0_13.render(steppedModel(Scenario.HEALTHY, 3000), "m", CREATED);
     Map<String, List<String>> fixtureLes = bucketBounds(fixture);
     assertThat(fixtureLes).hasSize(5);
     assertThat(bucketBounds(ours)).isEqualTo(fixtureLes);
@@ -76,7 +76,7 @@ class ExpositionTest {
     Map<String, Double> previous = new HashMap<>();
     for (int i = 0; i < 12; i++) {
       m.advance(3000);
-      List<Fixtures.Sample> samples = Fixtures.samples(Exposition.vllm(m, "m", CREATED));
+      List<Fixtures.Sample> samples = Fixtures.samples(Stack.VLLM_0_13.render(m, "m", CREATED));
       Map<String, Double> now = new HashMap<>();
       Map<String, Double> successByEngine = new TreeMap<>();
       Map<String, Double> e2eCount = new TreeMap<>();
@@ -175,8 +175,8 @@ class ExpositionTest {
 
   @Test
   void sameSeedSameOutput() {
-    String a = Exposition.vllm(steppedModel(Scenario.LONG_PROMPTS, 5000), "m", CREATED);
-    String b = Exposition.vllm(steppedModel(Scenario.LONG_PROMPTS, 5000), "m", CREATED);
+    String a = Stack.VLLM_0_13.render(steppedModel(Scenario.LONG_PROMPTS, 5000), "m", CREATED);
+    String b = Stack.VLLM_0_13.render(steppedModel(Scenario.LONG_PROMPTS, 5000), "m", CREATED);
     assertThat(a).isEqualTo(b);
   }
 

@@ -42,6 +42,19 @@ class PromFormatTest {
   }
 
   @Test
+  void rustFormatMatchesTgiSpellings() {
+    assertThat(PromFormat.rustFloat(0.0001 * 1.5)).isEqualTo("0.00015000000000000001");
+    assertThat(PromFormat.rustFloat(145.61096060497135)).isEqualTo("145.61096060497135");
+    assertThat(PromFormat.rustFloat(23)).isEqualTo("23");
+    assertThat(PromFormat.rustFloat(8000)).isEqualTo("8000");
+    assertThat(PromFormat.rustFloat(1034669.7276587212)).isEqualTo("1034669.7276587212");
+    assertThat(PromFormat.rustFloat(122080496)).isEqualTo("122080496");
+    assertThat(PromFormat.rustFloat(1e-7)).isEqualTo("0.0000001");
+    assertThat(PromFormat.rustFloat(0)).isEqualTo("0");
+    assertThat(PromFormat.rustFloat(-2.5)).isEqualTo("-2.5");
+  }
+
+  @Test
   void labelValuesAreEscaped() {
     assertThat(PromFormat.escape("a\"b\\c\nd")).isEqualTo("a\\\"b\\\\c\\nd");
   }

@@ -51,11 +51,11 @@ class ScenarioTest {
   }
 
   private static double e2eP95(List<Scrape> w) {
-    return Histogram.quantile(0.95, SimulationModel.LATENCY_BUCKETS, last(w).e2e(), first(w).e2e());
+    return Histogram.quantile(0.95, Buckets.E2E, last(w).e2e(), first(w).e2e());
   }
 
   private static double ttftP95(List<Scrape> w) {
-    return Histogram.quantile(0.95, SimulationModel.TTFT_BUCKETS, last(w).ttft(), first(w).ttft());
+    return Histogram.quantile(0.95, Buckets.TTFT, last(w).ttft(), first(w).ttft());
   }
 
   private static double meanItl(List<Scrape> w) {

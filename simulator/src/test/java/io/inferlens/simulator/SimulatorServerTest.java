@@ -1,6 +1,7 @@
 package io.inferlens.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -54,6 +55,24 @@ class SimulatorServerTest {
       }
       assertThat(get(server.port(), "/").body()).contains("scenario peak-saturation");
     }
+  }
+
+  @Test
+  void servesTheChosenStacksExposition() throws Exception {
+    SimulationModel model = new SimulationModel(Scenario.HEALTHY, 3600, 1, 1);
+    try (SimulatorServer server = SimulatorServer.start(model, Stack.SGLANG, "Qwen/Qwen3-8B",
+        "sim-host", 60, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+      HttpResponse<String> r = get(server.port(), "/metrics");
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.body()).contains("# TYPE sglang:num_queue_reqs gauge\n")
+          .contains("sglang:token_usage{engine_type=\"unified\",model_name=\"Qwen/Qwen3-8B\"")
+          .doesNotContain("vllm:");
+      assertThat(get(server.port(), "/").body()).contains("sglang, scenario healthy");
+    }
+    SimulationModel two = new SimulationModel(Scenario.HEALTHY, 3600, 1, 2);
+    assertThatThrownBy(() -> SimulatorServer.start(two, Stack.TGI, "m", "h", 60,
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--engines 2");
   }
 
   @Test

@@ -34,8 +34,13 @@ import java.util.Set;
  *       above the minimum and 5 % higher than {@code forMs / 2} earlier → UPSTREAM_BACKLOG.
  *   <li>A period is a run of problem steps, up to two normal steps bridged, lasting at least
  *       {@code forMs} ({@code forMs / 2} for an upstream backlog, whose rise is itself measured
- *       over {@code forMs / 2}: so a backlog opens an incident within {@code forMs} of its onset);
- *       its cause is the one most of its steps had. Silent steps (a monitoring gap, or no engine
+ *       over {@code forMs / 2}: so a backlog opens an incident within {@code forMs} of the lag
+ *       reaching the minimum); its cause is the one most of its steps had. An upstream backlog's
+ *       period starts where its lag began to rise (the first step of the uninterrupted run, up to
+ *       two steps bridged, of steps whose lag was 5 % and 5 % of the minimum above
+ *       {@code forMs / 2} earlier, at any level), not where it reached the minimum: the minimum
+ *       only confirms a rise, and a slow consumer group takes many minutes to fall 1000 messages
+ *       behind, so its onset would otherwise be reported that much late. Silent steps (a monitoring gap, or no engine
  *       sample at all) neither extend nor end a period: an open period stays open, marked stale,
  *       until data shows recovery. A monitoring gap (the frame marks silences longer than
  *       {@code gapFactor} scrape intervals) is reported on its own, whatever its length.
@@ -50,6 +55,8 @@ public final class DiagnosisStream {
       Indicator.PROMPT_TOKENS, Indicator.GENERATION_TOKENS};
   /** Normal steps bridged inside a period: one or two normal evaluations do not end it. */
   static final int BRIDGE_STEPS = 2;
+  /** Growth over {@code forMs / 2}, as a fraction of the minimum lag, that starts a rise. */
+  static final double RISE_FRACTION = 0.05;
   private static final int N = Indicator.values().length;
   private static final int LAG = Indicator.UPSTREAM_BACKLOG.ordinal();
 
@@ -68,6 +75,9 @@ public final class DiagnosisStream {
   private final int riseBack;
   private final double[] lagRing;
   private long fed;
+  /** First step of the lag's current rise (any level), ms; {@link Long#MIN_VALUE} if none. */
+  private long lagRiseFromMs = Long.MIN_VALUE;
+  private int lagRiseBridge;
 
   private long historyStepMs;
   private final Filter[] historyFilters = new Filter[N];
@@ -75,6 +85,8 @@ public final class DiagnosisStream {
   private double[] historyLagRing;
   private long historyFed;
   private long historyRunStartMs = Long.MAX_VALUE;
+  private long historyLagRiseFromMs = Long.MIN_VALUE;
+  private int historyLagRiseBridge;
   private final double[] historySmoothed = new double[N];
 
   private final double[] smoothed = new double[N];
@@ -85,6 +97,8 @@ public final class DiagnosisStream {
   private long reportFromMs = Long.MIN_VALUE;
   private RunEvidence run;
   private long runStartMs;
+  /** The period's first problem step (its start unless backdated to a lag's rise), ms. */
+  private long runDetectedMs;
   private long runLastMs;
   private int runBridge;
   private boolean runStale;
@@ -195,11 +209,21 @@ public final class DiagnosisStream {
     }
     historyLagRing[(int) (historyFed % historyLagRing.length)] = historySmoothed[LAG];
     boolean problem = historyProblem();
+    boolean lagProblem = problem && !historyLatencyProblem();
+    if (climbing(historyLagRing, historyFed, historyRiseBack)) {
+      historyLagRiseBridge = 0;
+      historyLagRiseFromMs = historyLagRiseFromMs == Long.MIN_VALUE ? timeMs
+          : historyLagRiseFromMs;
+    } else if (++historyLagRiseBridge > BRIDGE_STEPS) {
+      historyLagRiseFromMs = Long.MIN_VALUE;
+    }
     historyFed++;
     if (!problem) {
       enqueue(timeMs, weight, historySmoothed);
     }
-    historyRunStartMs = problem ? Math.min(historyRunStartMs, timeMs) : Long.MAX_VALUE;
+    long from = lagProblem && historyLagRiseFromMs != Long.MIN_VALUE
+        ? Math.min(timeMs, historyLagRiseFromMs) : timeMs;
+    historyRunStartMs = problem ? Math.min(historyRunStartMs, from) : Long.MAX_VALUE;
   }
 
   /** @return the last history point's smoothed values by ordinal (NaN where none) */
@@ -208,6 +232,11 @@ public final class DiagnosisStream {
   }
 
   private boolean historyProblem() {
+    return historyLatencyProblem() || rising(historyLagRing, historyFed, historyRiseBack);
+  }
+
+  /** Whether the last history point's TTFT, TPOT/ITL or E2E P95 is above its threshold. */
+  private boolean historyLatencyProblem() {
     for (Indicator ind : RunEvidence.LATENCY) {
       int o = ind.ordinal();
       double v = historySmoothed[o];
@@ -220,7 +249,7 @@ public final class DiagnosisStream {
         return true;
       }
     }
-    return rising(historyLagRing, historyFed, historyRiseBack);
+    return false;
   }
 
   /**
@@ -258,6 +287,12 @@ public final class DiagnosisStream {
       }
     }
     lagRing[(int) (fed % lagRing.length)] = smoothed[LAG];
+    if (climbing(lagRing, fed, riseBack)) {
+      lagRiseBridge = 0;
+      lagRiseFromMs = lagRiseFromMs == Long.MIN_VALUE ? timeMs : lagRiseFromMs;
+    } else if (++lagRiseBridge > BRIDGE_STEPS) {
+      lagRiseFromMs = Long.MIN_VALUE;
+    }
     Cause cause = monitoringGap ? null : classify();
     fed++;
     lastStepMs = timeMs;
@@ -324,7 +359,9 @@ public final class DiagnosisStream {
       if (run == null) {
         run = new RunEvidence();
         // A period from the frame's first step continues the history's trailing problem run.
-        runStartMs = first ? Math.min(t, historyRunStartMs) : t;
+        runDetectedMs = first ? Math.min(t, historyRunStartMs) : t;
+        runStartMs = cause == Cause.UPSTREAM_BACKLOG && lagRiseFromMs != Long.MIN_VALUE
+            ? Math.min(runDetectedMs, lagRiseFromMs) : runDetectedMs;
       }
       run.add(smoothed, thresholds, baselines, backlog(), gpuSaturated() || kvSaturated());
       run.commit(cause);
@@ -377,7 +414,7 @@ public final class DiagnosisStream {
         : config.forMs();
     // An open period reaches the present, so it overlaps any reported range, even when its
     // target has been silent since before the range began.
-    if (runLastMs - runStartMs + stepMs < need || !open && runLastMs < reportFromMs) {
+    if (runLastMs - runDetectedMs + stepMs < need || !open && runLastMs < reportFromMs) {
       return null;
     }
     return run.build(c, runStartMs, runLastMs, open, open && runStale, stepMs, config, present,
@@ -477,11 +514,24 @@ public final class DiagnosisStream {
       return false;
     }
     double now = ring[(int) (count % ring.length)];
-    if (Double.isNaN(now) || now < config.upstreamMinLag()) {
+    double then = ring[(int) ((count - back) % ring.length)];
+    return now >= config.upstreamMinLag() && !Double.isNaN(then) && now > then * 1.05;
+  }
+
+  /**
+   * Whether the newest lag in the ring is 5 % above the one {@code back} points before it and
+   * at least {@link #RISE_FRACTION} of the minimum lag above it, at any level: a sustained growth
+   * (50 messages per {@code forMs / 2} by default), which the noise of a healthy group's lag of a
+   * few messages never is.
+   */
+  private boolean climbing(double[] ring, long count, int back) {
+    if (ring == null || count < back) {
       return false;
     }
+    double now = ring[(int) (count % ring.length)];
     double then = ring[(int) ((count - back) % ring.length)];
-    return !Double.isNaN(then) && now > then * 1.05;
+    return !Double.isNaN(now) && !Double.isNaN(then) && now > then * 1.05
+        && now - then >= RISE_FRACTION * config.upstreamMinLag();
   }
 
   private Cause classify() {

@@ -28,7 +28,10 @@ import java.util.List;
  *   <li>gauge: {@code sum|avg|max(x{M})}, values the catalog ignores filtered first
  *       ({@code x{M} != -1});
  *   <li>ratio of gauges: {@code sum(x{M}) / ((sum(d1{M}) + sum(d2{M})) > 0)};
- *   <li>a source scale other than 1 multiplies the whole: {@code (…) * 1e-06}.
+ *   <li>a source scale other than 1 multiplies the whole: {@code (…) * 1e-06};
+ *   <li>a signal with a {@link ResolvedSignal#fallback() fallback} (the deprecated name of an
+ *       engine upgraded in place) is {@code formula(new) or formula(old)}: the old name's value
+ *       only at steps where the new one has none (PromQL {@code or} of two label-less results).
  * </ul>
  *
  * A zero denominator gives no value (the {@code > 0} filter), never ±Inf. Over rollups
@@ -68,6 +71,19 @@ public final class IndicatorQueries {
   }
 
   private static Expr of(ResolvedSignal rs, Indicator ind, long rateWindowMs,
+      RollupEvaluator.GaugeReading reading, long intervalMs) {
+    Expr e = single(rs, ind, rateWindowMs, reading, intervalMs);
+    if (rs.fallback() == null) {
+      return e;
+    }
+    return new Expr.Binary(BinaryOp.OR, e,
+        single(rs.fallback(), ind, rateWindowMs, reading, intervalMs), false,
+        new Expr.VectorMatching(Expr.VectorMatching.Cardinality.MANY_TO_MANY, false, List.of(),
+            List.of()));
+  }
+
+  /** The formula of one source, without its fallback. */
+  private static Expr single(ResolvedSignal rs, Indicator ind, long rateWindowMs,
       RollupEvaluator.GaugeReading reading, long intervalMs) {
     MetricSource src = rs.source();
     Expr e;

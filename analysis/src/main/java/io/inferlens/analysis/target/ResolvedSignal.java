@@ -19,8 +19,14 @@ import java.util.Optional;
  * @param scopeMatchers the matchers, without {@code __name__}, that select this target's series of
  *     any of the source's names: the target's grouping labels (engines), the host or consumer-group
  *     join (GPU, Kafka), then the source's extra matchers. Unmodifiable.
+ * @param fallback the signal bound to the deprecated source that {@code source} replaces, when
+ *     the target has series of it from before its first series of {@code source} (an engine
+ *     upgraded in place across the rename, e.g. vLLM 0.6's {@code vllm:gpu_cache_usage_perc}
+ *     before 0.10's {@code vllm:kv_cache_usage_perc}): its value is read at the steps where
+ *     {@code source} has none. Null otherwise, and always null on the fallback itself.
  */
-public record ResolvedSignal(Signal signal, MetricSource source, List<Matcher> scopeMatchers) {
+public record ResolvedSignal(Signal signal, MetricSource source, List<Matcher> scopeMatchers,
+    ResolvedSignal fallback) {
 
   /**
    * The three series names of a histogram source.
@@ -31,11 +37,30 @@ public record ResolvedSignal(Signal signal, MetricSource source, List<Matcher> s
    */
   public record HistogramSeries(String bucketName, String sumName, String countName) {}
 
-  /** Copies the matcher list. */
+  /**
+   * Copies the matcher list.
+   *
+   * @throws IllegalArgumentException if the fallback is of another signal or has a fallback
+   */
   public ResolvedSignal {
     Objects.requireNonNull(signal, "signal");
     Objects.requireNonNull(source, "source");
     scopeMatchers = List.copyOf(scopeMatchers);
+    if (fallback != null && (fallback.signal != signal || fallback.fallback != null)) {
+      throw new IllegalArgumentException("fallback of " + signal + " must be a " + signal
+          + " signal without a fallback of its own");
+    }
+  }
+
+  /**
+   * A signal without a fallback.
+   *
+   * @param signal the signal
+   * @param source the chosen source
+   * @param scopeMatchers see the record components
+   */
+  public ResolvedSignal(Signal signal, MetricSource source, List<Matcher> scopeMatchers) {
+    this(signal, source, scopeMatchers, null);
   }
 
   /**

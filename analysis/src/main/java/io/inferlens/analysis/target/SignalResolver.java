@@ -3,6 +3,7 @@ package io.inferlens.analysis.target;
 import io.inferlens.analysis.catalog.MetricSource;
 import io.inferlens.analysis.catalog.Signal;
 import io.inferlens.analysis.catalog.SignalCatalog;
+import io.inferlens.analysis.catalog.SourceKind;
 import io.inferlens.analysis.catalog.Stack;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.Matcher;
@@ -27,6 +28,12 @@ import java.util.TreeSet;
  * {@link MetricSource#replacedBy() replacement} has series too: vLLM 0.10 exposes both
  * {@code vllm:kv_cache_usage_perc} and the alias {@code vllm:gpu_cache_usage_perc}, and exactly one,
  * the new name, is used, whatever the source order (a user catalog may prepend the old name).
+ * But when the target also has series of the deprecated source from before the first sample of
+ * its replacement (the same instance and model upgraded in place, e.g. vLLM 0.6 V0, then 0.10),
+ * the deprecated source is kept as the {@link ResolvedSignal#fallback() fallback}, read where the
+ * replacement has no value, so the older part of the range keeps its KV-cache usage and
+ * inter-token latency. That first sample is found exactly, by bisection of {@code series}
+ * look-ups, and only when the deprecated source has series at all.
  *
  * <p>Scope per stack role: engine and gateway series match the target's grouping labels (through
  * the stack's label aliases, e.g. Triton {@code model}); GPU and upstream series are joined as
@@ -71,19 +78,76 @@ public final class SignalResolver {
       if (scope.isEmpty()) {
         continue;
       }
+      MetricSource chosen = src;
+      List<Matcher> chosenScope = scope.get();
       if (src.deprecated() && !src.replacedBy().isEmpty()) {
         for (MetricSource repl : sources) {
           if (repl != src && repl.name().equals(src.replacedBy())) {
             Optional<List<Matcher>> replScope = scope(store, target, repl, startMs, endMs);
             if (replScope.isPresent()) {
-              return Optional.of(new ResolvedSignal(signal, repl, replScope.get()));
+              chosen = repl;
+              chosenScope = replScope.get();
+              break;
             }
           }
         }
       }
-      return Optional.of(new ResolvedSignal(signal, src, scope.get()));
+      ResolvedSignal fallback = null;
+      for (MetricSource old : sources) {
+        if (fallback == null && old != chosen && old.deprecated()
+            && old.replacedBy().equals(chosen.name())) {
+          fallback = olderSeries(store, target, signal, old, chosen, chosenScope, startMs, endMs);
+        }
+      }
+      return Optional.of(new ResolvedSignal(signal, chosen, chosenScope, fallback));
     }
     return Optional.empty();
+  }
+
+  /**
+   * The deprecated source {@code old} bound as a fallback when the target has its series before
+   * the first sample of its replacement {@code repl} in {@code [startMs, endMs]}; else null.
+   */
+  private ResolvedSignal olderSeries(Querier store, Target target, Signal signal,
+      MetricSource old, MetricSource repl, List<Matcher> replScope, long startMs, long endMs)
+      throws StorageException {
+    if (scope(store, target, old, startMs, endMs).isEmpty()) {
+      return null; // the common case: no old name at all, no bisection
+    }
+    long first = firstSampleMs(store, repl, replScope, startMs, endMs);
+    if (first <= startMs) {
+      return null;
+    }
+    Optional<List<Matcher>> oldScope = scope(store, target, old, startMs, first - 1);
+    return oldScope.map(sc -> new ResolvedSignal(signal, old, sc)).orElse(null);
+  }
+
+  /**
+   * The time of the first sample of {@code src} under {@code scope} in {@code [startMs, endMs]}:
+   * the smallest t with a series in {@code [startMs, t]}, by bisection (about 31 look-ups over
+   * 14 days); {@code endMs + 1} when there is none. Exact, so an alias scraped with its
+   * replacement (the same timestamps) never counts as older.
+   */
+  private static long firstSampleMs(Querier store, MetricSource src, List<Matcher> scope,
+      long startMs, long endMs) throws StorageException {
+    List<Matcher> m = new ArrayList<>(scope.size() + 1);
+    m.add(Matcher.eq(LabelSet.METRIC_NAME,
+        src.kind() == SourceKind.HISTOGRAM ? src.countName() : src.name()));
+    m.addAll(scope);
+    if (store.series(m, startMs, endMs).isEmpty()) {
+      return endMs + 1;
+    }
+    long lo = startMs;
+    long hi = endMs;
+    while (lo < hi) {
+      long mid = lo + (hi - lo) / 2;
+      if (store.series(m, startMs, mid).isEmpty()) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return hi;
   }
 
   /**

@@ -129,6 +129,24 @@ class DiagnoserTest {
   }
 
   @Test
+  void aSlowKafkaBacklogStartsWhereItsLagBeganToRiseNotWhereItReachedTheMinimum() {
+    // A healthy group's lag of 0-8 messages, then one message per second more than the group
+    // consumes: the 1000-message minimum is reached about 16 minutes after the onset.
+    FrameBuilder b = new FrameBuilder().healthyEngine()
+        .put(Indicator.UPSTREAM_BACKLOG, i -> (i * 7919 % 9) + (i < HOUR ? 0 : 15.0 * (i - HOUR)));
+    Diagnoser.Result r = run(b.f);
+    assertThat(causes(r)).containsExactly(Cause.UPSTREAM_BACKLOG);
+    Diagnosis d = r.diagnoses().get(0);
+    long onset = T0 + HOUR * STEP;
+    assertThat(d.startMs()).as("start, ms after the onset: %d", d.startMs() - onset)
+        .isBetween(onset, onset + 5 * 60_000);
+    // The same noise without the rise opens nothing (its 5 % rises are not 50 messages).
+    FrameBuilder healthy = new FrameBuilder().healthyEngine()
+        .put(Indicator.UPSTREAM_BACKLOG, i -> i * 7919 % 9);
+    assertThat(run(healthy.f).diagnoses()).isEmpty();
+  }
+
+  @Test
   void shortBlipIsNotADiagnosis() {
     // A one-minute spike: with the EMA's tail the smoothed value stays above the threshold for
     // about three minutes, less than the 5 minute "for".

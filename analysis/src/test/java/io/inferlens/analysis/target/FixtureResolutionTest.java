@@ -187,4 +187,31 @@ class FixtureResolutionTest {
           .isEmpty();
     }
   }
+
+  @Test
+  void newerSglangsRetractionCounterIsItsPreemptionSignal() throws Exception {
+    try (TimeSeriesStore store = FixtureStore.open(dir)) {
+      FixtureStore.ingest(store, "sglang.prom", "sglang", "sglang-a:30000");
+      Target t = Target.of("job", "sglang", "instance", "sglang-a:30000",
+          "model_name", "Qwen/Qwen3-8B");
+      SignalResolver r = new SignalResolver(CATALOG, CONFIG);
+      // the ~0.5 fixture has only the gauge, which is not a rate
+      assertThat(r.resolve(store, t, Signal.PREEMPTIONS, FixtureStore.T0_MS, FixtureStore.END_MS))
+          .isEmpty();
+      long[] ts = new long[FixtureStore.SCRAPES];
+      long[] bits = new long[FixtureStore.SCRAPES];
+      for (int k = 0; k < ts.length; k++) {
+        ts[k] = FixtureStore.T0_MS + k * FixtureStore.SCRAPE_INTERVAL_MS;
+        bits[k] = Double.doubleToRawLongBits(40.0 + 3 * k);
+      }
+      store.append(List.of(new io.inferlens.storage.SeriesWrite(io.inferlens.storage.LabelSet.of(
+          "__name__", "sglang:num_retracted_requests_total", "engine_type", "unified",
+          "instance", "sglang-a:30000", "job", "sglang", "model_name", "Qwen/Qwen3-8B",
+          "pp_rank", "0", "tp_rank", "0"), ts, bits, ts.length)));
+      ResolvedSignal p = r.resolve(store, t, Signal.PREEMPTIONS, FixtureStore.T0_MS,
+          FixtureStore.END_MS).orElseThrow();
+      assertThat(p.metricName()).isEqualTo("sglang:num_retracted_requests_total");
+      assertThat(store.select(p.matchers(), FixtureStore.T0_MS, FixtureStore.END_MS)).hasSize(1);
+    }
+  }
 }
