@@ -16,7 +16,10 @@ import java.util.Set;
  * range, evaluated on demand by the {@link DiagnosisEngine} where it has not (history from before
  * the evaluator's first start, targets it never saw). Both come from the same
  * {@link io.inferlens.analysis.diagnose.DiagnosisStream} rules, so the seam does not show; where
- * an incident is in both, the journal's copy (with its notes and timestamps) wins.
+ * an incident is in both, the journal's copy (with its notes and timestamps) wins: an on-demand
+ * diagnosis is dropped when it has a journal incident's id, starts inside its target's coverage,
+ * or overlaps in time a journal incident of the same target and cause (the same period with
+ * another start, e.g. one known only to a 5-minute rollup interval, and so another id).
  *
  * <p>Thread safe.
  */
@@ -54,15 +57,35 @@ public final class DiagnosisHistory {
     long coveredFrom = journal.coveredFromMin();
     if (startMs < coveredFrom) {
       long until = Math.min(endMs, coveredFrom == Long.MAX_VALUE ? endMs : coveredFrom);
+      List<Diagnosis> journaled = new ArrayList<>(out);
       for (Diagnosis d : engine.diagnoses(startMs, until, selectors)) {
         long[] c = coverageOf(d.target());
-        if (!ids.contains(d.id()) && (c == null || d.startMs() < c[0])) {
+        // The journal's copy also wins over an on-demand one of the same target and cause that
+        // overlaps it in time, whatever their starts (one known only to a rollup interval).
+        if (!ids.contains(d.id()) && (c == null || d.startMs() < c[0])
+            && !overlapsAny(d, journaled)) {
           out.add(d);
         }
       }
     }
     out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
     return out;
+  }
+
+  /**
+   * Whether an on-demand diagnosis overlaps in time a journal incident of its target and cause;
+   * an open one (in progress where the on-demand range ends) runs on past that end.
+   */
+  private static boolean overlapsAny(Diagnosis d, List<Diagnosis> journaled) {
+    long end = d.endMs() == null ? Long.MAX_VALUE : d.endMs();
+    for (Diagnosis j : journaled) {
+      long jEnd = j.endMs() == null ? Long.MAX_VALUE : j.endMs();
+      if (j.cause() == d.cause() && j.target().equals(d.target()) && j.startMs() <= end
+          && d.startMs() <= jEnd) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private long[] coverageOf(Map<String, String> labels) {

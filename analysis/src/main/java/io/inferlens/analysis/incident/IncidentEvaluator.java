@@ -39,7 +39,14 @@ import java.util.concurrent.atomic.AtomicLong;
  *       the baselines learned from the 14-day lookback, the lead-in's smoothing, and a period
  *       already in progress. After a restart it covers the time since the journal's coverage
  *       ended, up to {@link #MAX_CATCH_UP_MS}; older ranges are evaluated on demand. An open
- *       incident found again keeps its journal id.
+ *       incident found again keeps its journal id. A period in progress for longer than the
+ *       raw lead-in (e.g. in data backfilled before the target was first seen) has a start
+ *       known only to a 5-minute rollup interval, and an on-demand evaluation of the range
+ *       before the coverage would find it again with its exact start and another id: unless
+ *       the journal already holds it, the batch evaluation is run once more from one rollup
+ *       interval before that start (at most {@link #MAX_CATCH_UP_MS} back), and the target's
+ *       coverage starts there. Only this first evaluation pays for it; later ones feed new
+ *       steps only.
  *   <li><b>Late data.</b> Samples appended with timestamps before what was already evaluated (a
  *       backfill, a sender replaying its queue) make every target re-evaluate from there, at most
  *       once per {@link #REEVALUATE_MIN_INTERVAL_MS}; incidents that re-evaluation no longer finds
@@ -190,6 +197,13 @@ public final class IncidentEvaluator {
           from = Math.min(from, st.stream.lastStepMs() + step);
         }
         DiagnosisEngine.TargetAnalysis a = engine.analyze(st.target, from, upTo, step);
+        // Only a target's first evaluation in this process pays for a second batch run; the
+        // hourly re-resolution finds a long period again through adopt().
+        long again = st.stream == null ? exactFrom(a, from, upTo) : from;
+        if (again < from) {
+          from = again;
+          a = engine.analyze(st.target, from, upTo, step);
+        }
         List<Diagnosis> ds = a.result().diagnoses();
         replaceIn(st, from, ds);
         st.stream = a.result().stream();
@@ -330,6 +344,42 @@ public final class IncidentEvaluator {
   }
 
   /**
+   * Where a target's first batch evaluation from {@code from} should start again so that every
+   * period it found has its exact start: a period (not a gap) the journal does not already hold (under its id, or as an
+   * open incident {@link #adopt} keeps) and that starts at or before the raw part of the frame
+   * has a start known only to a rollup interval, and an on-demand evaluation of the range before
+   * the coverage would find it again with its exact start and another id. The new start is one
+   * rollup interval before the earliest such period (the engine's raw lead-in reaches further
+   * back), bounded by {@link #MAX_CATCH_UP_MS} before {@code upTo}.
+   *
+   * @return the new start, ms on the step grid, or {@code from} when none is needed
+   */
+  private long exactFrom(DiagnosisEngine.TargetAnalysis a, long from, long upTo) {
+    if (a.history() == null || a.history().steps() == 0) {
+      return from; // all raw: starts are exact
+    }
+    long rawStart = a.frame().startMs();
+    long earliest = Long.MAX_VALUE;
+    List<Diagnosis> ds = a.result().diagnoses();
+    List<Diagnosis> kept = adopt(ds);
+    for (int i = 0; i < ds.size(); i++) {
+      Diagnosis d = ds.get(i);
+      // Gaps are not learned from rollups (history has no gaps): their starts are exact.
+      if (d.cause() != Cause.MONITORING_GAP && d.cause() != Cause.REMOTE_WRITE_STOPPED
+          && d.startMs() <= rawStart && kept.get(i).id().equals(d.id())
+          && journal.get(d.id()) == null) {
+        earliest = Math.min(earliest, d.startMs());
+      }
+    }
+    if (earliest == Long.MAX_VALUE) {
+      return from;
+    }
+    long step = config.stepMs();
+    long again = Math.floorDiv(earliest - a.history().stepMs(), step) * step;
+    return Math.max(Math.min(from, again), upTo - MAX_CATCH_UP_MS);
+  }
+
+  /**
    * Before a re-evaluation from {@code from} is journaled: the target's incidents it should
    * reproduce (open ones, and those ending at or after {@code from}) and does not are removed.
    */
@@ -353,21 +403,39 @@ public final class IncidentEvaluator {
   }
 
   /**
-   * An open period found again (after a restart, its start known only to a rollup interval)
-   * keeps the id and start of the journal's open incident of the same target and cause.
+   * An open period found again (after a restart or a re-resolution, its start known only to a
+   * rollup interval) keeps the id and start of the journal's open incident of the same target
+   * and cause whose start is nearest, within two rollup intervals plus {@code for}. A journal
+   * incident is kept by one diagnosis only: not by a second one of the same batch, nor when
+   * the batch also holds it under its own id.
+   *
+   * @param ds one target's diagnoses, or one evaluation's
+   * @return the same diagnoses in the same order, adopted ones with the journal's id and start
    */
   private List<Diagnosis> adopt(List<Diagnosis> ds) {
+    Set<String> claimed = new HashSet<>();
+    for (Diagnosis d : ds) {
+      if (journal.get(d.id()) != null) {
+        claimed.add(d.id());
+      }
+    }
     List<Diagnosis> out = new ArrayList<>(ds.size());
     for (Diagnosis d : ds) {
       Diagnosis keep = d;
-      if (journal.get(d.id()) == null) {
+      if (!claimed.contains(d.id())) {
+        Diagnosis best = null;
         for (Incident inc : journal.openIncidents()) {
           Diagnosis o = inc.diagnosis();
+          long off = Math.abs(o.startMs() - d.startMs());
           if (o.cause() == d.cause() && o.target().equals(d.target())
-              && Math.abs(o.startMs() - d.startMs()) <= 2 * 300_000L + config.forMs()) {
-            keep = d.withSpan(o.id(), o.startMs(), d.endMs());
-            break;
+              && !claimed.contains(o.id()) && off <= 2 * 300_000L + config.forMs()
+              && (best == null || off < Math.abs(best.startMs() - d.startMs()))) {
+            best = o;
           }
+        }
+        if (best != null) {
+          keep = d.withSpan(best.id(), best.startMs(), d.endMs());
+          claimed.add(best.id());
         }
       }
       out.add(keep);

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * scraper would have sent them by then: incremental evaluation gives the on-demand answer, the
  * first incident comes within one interval of its condition holding for {@code for}, silence
  * keeps an incident open (stale) and resolves nothing, all targets going quiet at once is one
- * REMOTE_WRITE_STOPPED, and the journal survives a restart with the same ids.
+ * REMOTE_WRITE_STOPPED, the journal survives a restart with the same ids, and a period already
+ * in progress when a backfilled target is first seen is one incident with its exact start.
  */
 class IncidentEvaluatorTest {
 
@@ -160,5 +161,76 @@ class IncidentEvaluatorTest {
         .extracting(d -> d.target().get("instance")).containsOnly("a:8000");
     // Within the evaluator's coverage the journal alone answers.
     assertThat(history.diagnoses(T0, clock.ms, List.of())).isEmpty();
+  }
+
+  @Test
+  void aPeriodInProgressWhenABackfilledTargetIsFirstSeenIsOneIncidentWithItsExactStart()
+      throws Exception {
+    open();
+    // Backfilled before the evaluator ever saw the target: 3 h healthy, then a saturation that
+    // started 73 min 20 s before the first evaluation (off the 5-minute grid, longer ago than
+    // the bootstrap's raw lead-in) and is still in progress.
+    long fault = T0 - 73 * 60_000L - 20_000L;
+    long recover = T0 + 30 * 60_000L;
+    long start = fault - 3 * HOUR;
+    SimulatedEngine a = saturatedFrom("a", fault, recover);
+    a.write(store, start, T0);
+    run(T0 + 2 * 60_000L, a);
+    long grace = engine.silenceGraceMs();
+    DiagnosisHistory history = new DiagnosisHistory(engine, journal);
+
+    List<Diagnosis> onDemand = engine.diagnoses(start, clock.ms - grace, List.of());
+    assertThat(onDemand).extracting(Diagnosis::cause).containsExactly(Cause.CAPACITY_EXHAUSTED);
+    long exact = onDemand.get(0).startMs();
+    assertThat(exact).isBetween(fault - 2 * STEP, fault + CONFIG.forMs());
+
+    List<Diagnosis> seen = history.diagnoses(start, clock.ms, List.of());
+    assertThat(seen).extracting(Diagnosis::cause).containsExactly(Cause.CAPACITY_EXHAUSTED);
+    List<Incident> journaled = journal.list(start, clock.ms, d -> true);
+    assertThat(journaled).extracting(i -> i.diagnosis().cause())
+        .containsExactly(Cause.CAPACITY_EXHAUSTED);
+    Incident inc = journaled.get(0);
+    assertThat(inc.diagnosis().endMs()).isNull();
+    assertThat(Math.abs(inc.diagnosis().startMs() - exact)).isLessThanOrEqualTo(STEP);
+    assertThat(seen.get(0).id()).isEqualTo(inc.id());
+
+    // Further evaluations keep the id (Alertmanager groups by it) ...
+    run(T0 + 20 * 60_000L, a);
+    assertThat(journal.openIncidents()).extracting(Incident::id).containsExactly(inc.id());
+    assertThat(history.diagnoses(start, clock.ms, List.of())).extracting(Diagnosis::id)
+        .containsExactly(inc.id());
+    // ... and so does its resolution.
+    run(recover + 20 * 60_000L, a);
+    assertThat(journal.openIncidents()).isEmpty();
+    Incident done = journal.get(inc.id());
+    assertThat(done).isNotNull();
+    assertThat(done.diagnosis().endMs()).isNotNull();
+    assertThat(done.diagnosis().startMs()).isEqualTo(inc.diagnosis().startMs());
+    assertThat(journal.list(start, clock.ms, d -> true)).extracting(Incident::id)
+        .containsExactly(inc.id());
+    assertThat(history.diagnoses(start, clock.ms, List.of())).extracting(Diagnosis::id)
+        .containsExactly(inc.id());
+  }
+
+  @Test
+  void anOnDemandCopyOverlappingAJournalIncidentOfTheSameCauseIsDropped() throws Exception {
+    open();
+    long fault = T0 - 2 * HOUR - 100_000L;
+    long start = T0 - 5 * HOUR;
+    SimulatedEngine a = saturatedFrom("a", fault, T0 - HOUR);
+    a.write(store, start, T0);
+    List<Diagnosis> exact = engine.diagnoses(start, T0, List.of());
+    assertThat(exact).extracting(Diagnosis::cause).containsExactly(Cause.CAPACITY_EXHAUSTED);
+    Diagnosis d = exact.get(0);
+    // The journal holds the period with a start off by a rollup interval (so another id), and
+    // its coverage begins inside the period: on demand, the range before finds it again.
+    Diagnosis shifted = d.withSpan("shifted", d.startMs() + 300_000L, d.endMs());
+    journal.record(shifted, T0);
+    String target = new io.inferlens.analysis.target.Target(d.target()).id();
+    journal.setCoverage(java.util.Map.of(target, new long[] {d.startMs() + 600_000L, T0}));
+    assertThat(engine.diagnoses(start, d.startMs() + 600_000L, List.of()))
+        .extracting(Diagnosis::id).containsExactly(d.id());
+    assertThat(new DiagnosisHistory(engine, journal).diagnoses(start, T0, List.of()))
+        .extracting(Diagnosis::id).containsExactly("shifted");
   }
 }
