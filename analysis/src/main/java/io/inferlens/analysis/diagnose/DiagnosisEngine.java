@@ -2,6 +2,7 @@ package io.inferlens.analysis.diagnose;
 
 import io.inferlens.analysis.catalog.Signal;
 import io.inferlens.analysis.catalog.SignalCatalog;
+import io.inferlens.analysis.promql.StepRange;
 import io.inferlens.analysis.target.ResolvedSignal;
 import io.inferlens.analysis.target.SignalResolver;
 import io.inferlens.analysis.target.Target;
@@ -206,6 +207,46 @@ public final class DiagnosisEngine {
 
 
   /**
+   * Raw indicator values of one target at a coarse step, for sparklines: each indicator's one
+   * formula ({@link IndicatorQueries}) evaluated by the PromQL engine over the range only, with
+   * no baseline lookback, smoothing, thresholds or diagnoses, so it costs a few range queries.
+   * Rates are taken over {@code max(rate window, step)}, so every point covers its whole step
+   * (as Grafana's {@code $__rate_interval} does) rather than sampling the last rate window.
+   *
+   * @param target the target
+   * @param indicators the indicators wanted
+   * @param startMs first step, milliseconds
+   * @param endMs last step allowed, milliseconds, &ge; startMs
+   * @param stepMs step, milliseconds, &gt; 0; at most {@link StepRange#MAX_STEPS} steps
+   * @return per indicator, in the given order, one value per step from {@code startMs} (NaN
+   *     where there is none); an indicator the target has no series for maps to null
+   * @throws StorageException if the store fails
+   * @throws IllegalArgumentException if the range has too many steps
+   */
+  public Map<Indicator, double[]> sparklines(Target target, List<Indicator> indicators,
+      long startMs, long endMs, long stepMs) throws StorageException {
+    StepRange range = new StepRange(startMs, endMs, stepMs);
+    Map<Signal, ResolvedSignal> signals = resolver.resolveAll(store, target, startMs, endMs);
+    io.inferlens.analysis.promql.engine.Engine promql = new io.inferlens.analysis.promql.engine
+        .Engine(store, io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS);
+    long window = Math.max(config.rateWindowMs(), stepMs);
+    Map<Indicator, double[]> out = new java.util.LinkedHashMap<>();
+    for (Indicator indicator : indicators) {
+      double[] v = null;
+      for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
+        if (java.util.Arrays.asList(IndicatorEvaluator.indicators(e.getKey()))
+            .contains(indicator)) {
+          v = IndicatorEvaluator.evaluate(promql,
+              IndicatorQueries.of(e.getValue(), indicator, window), range);
+          break;
+        }
+      }
+      out.put(indicator, v);
+    }
+    return out;
+  }
+
+  /**
    * @param target the target
    * @param startMs requested range start, ms
    * @param endMs requested range end, ms, ≥ startMs
@@ -332,13 +373,37 @@ public final class DiagnosisEngine {
    */
   public List<Diagnosis> diagnoses(long startMs, long endMs, List<List<Matcher>> selectors)
       throws StorageException {
+    return diagnoses(startMs, endMs, selectors, t -> endMs);
+  }
+
+  /**
+   * As {@link #diagnoses(long, long, List)}, each target evaluated only up to its own end: the
+   * part of the range an {@code IncidentJournal} does not cover differs per target (one seen
+   * later by the evaluator, one never seen). The step is that of the whole range, so the result
+   * is the one the whole range would give.
+   *
+   * @param startMs range start, ms
+   * @param endMs range end, ms
+   * @param selectors as for {@link #diagnoses(long, long, List)}
+   * @param untilOf a target's last time to evaluate, ms; a target whose end is at or before
+   *     {@code startMs} is skipped, one after {@code endMs} ends at {@code endMs}
+   * @return diagnoses
+   * @throws StorageException if the store fails
+   */
+  public List<Diagnosis> diagnoses(long startMs, long endMs, List<List<Matcher>> selectors,
+      java.util.function.ToLongFunction<Target> untilOf) throws StorageException {
     List<Diagnosis> out = new ArrayList<>();
     List<TargetAnalysis> analyses = new ArrayList<>();
+    long step = fitStepMs(endMs - startMs);
     for (Target t : targets(startMs, endMs)) {
       if (!selected(t, selectors)) {
         continue;
       }
-      TargetAnalysis a = analyze(t, startMs, endMs, fitStepMs(endMs - startMs));
+      long until = Math.min(endMs, untilOf.applyAsLong(t));
+      if (until <= startMs) {
+        continue;
+      }
+      TargetAnalysis a = analyze(t, startMs, until, step);
       analyses.add(a);
       out.addAll(a.result().diagnoses());
     }

@@ -86,6 +86,8 @@ public final class DiagnosisStream {
   private long historyFed;
   private long historyRunStartMs = Long.MAX_VALUE;
   private long historyLagRiseFromMs = Long.MIN_VALUE;
+  /** Whether the last history point's lag was rising (the verdict while the step ring fills). */
+  private boolean historyLagRising;
   private int historyLagRiseBridge;
   private final double[] historySmoothed = new double[N];
 
@@ -210,6 +212,7 @@ public final class DiagnosisStream {
     historyLagRing[(int) (historyFed % historyLagRing.length)] = historySmoothed[LAG];
     boolean problem = historyProblem();
     boolean lagProblem = problem && !historyLatencyProblem();
+    historyLagRising = rising(historyLagRing, historyFed, historyRiseBack);
     if (climbing(historyLagRing, historyFed, historyRiseBack)) {
       historyLagRiseBridge = 0;
       historyLagRiseFromMs = historyLagRiseFromMs == Long.MIN_VALUE ? timeMs
@@ -287,10 +290,17 @@ public final class DiagnosisStream {
       }
     }
     lagRing[(int) (fed % lagRing.length)] = smoothed[LAG];
+    // Until the ring holds forMs / 2 of steps, the history speaks for the lag: a rise that
+    // began in it goes on, and is not cut short while the steps cannot yet tell.
+    boolean filling = fed < riseBack && historyFed > 0;
+    if (fed == 0 && historyFed > 0 && historyLagRiseFromMs != Long.MIN_VALUE) {
+      lagRiseFromMs = historyLagRiseFromMs;
+      lagRiseBridge = 0;
+    }
     if (climbing(lagRing, fed, riseBack)) {
       lagRiseBridge = 0;
       lagRiseFromMs = lagRiseFromMs == Long.MIN_VALUE ? timeMs : lagRiseFromMs;
-    } else if (++lagRiseBridge > BRIDGE_STEPS) {
+    } else if (!filling && ++lagRiseBridge > BRIDGE_STEPS) {
       lagRiseFromMs = Long.MIN_VALUE;
     }
     Cause cause = monitoringGap ? null : classify();
@@ -540,7 +550,9 @@ public final class DiagnosisStream {
       latency |= breached(ind);
     }
     if (!latency) {
-      return rising(lagRing, fed, riseBack) ? Cause.UPSTREAM_BACKLOG : null;
+      boolean lagUp = fed < riseBack && historyFed > 0 ? historyLagRising
+          : rising(lagRing, fed, riseBack);
+      return lagUp ? Cause.UPSTREAM_BACKLOG : null;
     }
     boolean backlog = backlog();
     boolean gpu = gpuSaturated();

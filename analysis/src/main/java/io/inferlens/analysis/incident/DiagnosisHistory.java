@@ -13,8 +13,9 @@ import java.util.Set;
 
 /**
  * Diagnoses over any range: from the {@link IncidentJournal} where the evaluator has covered the
- * range, evaluated on demand by the {@link DiagnosisEngine} where it has not (history from before
- * the evaluator's first start, targets it never saw). Both come from the same
+ * range, evaluated on demand by the {@link DiagnosisEngine} where it has not: each target up to
+ * where its own coverage starts (history from before the evaluator first saw it), a target it
+ * never saw over the whole range. Both come from the same
  * {@link io.inferlens.analysis.diagnose.DiagnosisStream} rules, so the seam does not show; where
  * an incident is in both, the journal's copy (with its notes and timestamps) wins: an on-demand
  * diagnosis is dropped when it has a journal incident's id, starts inside its target's coverage,
@@ -54,18 +55,19 @@ public final class DiagnosisHistory {
       out.add(inc.diagnosis());
       ids.add(inc.id());
     }
-    long coveredFrom = journal.coveredFromMin();
-    if (startMs < coveredFrom) {
-      long until = Math.min(endMs, coveredFrom == Long.MAX_VALUE ? endMs : coveredFrom);
-      List<Diagnosis> journaled = new ArrayList<>(out);
-      for (Diagnosis d : engine.diagnoses(startMs, until, selectors)) {
-        long[] c = coverageOf(d.target());
-        // The journal's copy also wins over an on-demand one of the same target and cause that
-        // overlaps it in time, whatever their starts (one known only to a rollup interval).
-        if (!ids.contains(d.id()) && (c == null || d.startMs() < c[0])
-            && !overlapsAny(d, journaled)) {
-          out.add(d);
-        }
+    // Each target on demand up to where its own coverage starts (all of the range when it has
+    // none): targets are first seen at different times, and some never.
+    List<Diagnosis> journaled = new ArrayList<>(out);
+    for (Diagnosis d : engine.diagnoses(startMs, endMs, selectors, t -> {
+      long[] c = journal.coverage(t.id());
+      return c == null ? endMs : c[0];
+    })) {
+      long[] c = coverageOf(d.target());
+      // The journal's copy also wins over an on-demand one of the same target and cause that
+      // overlaps it in time, whatever their starts (one known only to a rollup interval).
+      if (!ids.contains(d.id()) && (c == null || d.startMs() < c[0])
+          && !overlapsAny(d, journaled)) {
+        out.add(d);
       }
     }
     out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
