@@ -219,6 +219,7 @@ public final class InferLensServer implements AutoCloseable {
     new IncidentsApi(journal, engine.targetConfig().modelLabel(), clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);
+    new SparklinesApi(engine, clock).bind(sb);
     new RulesApi(engine, clock, config.alerting().externalUrl()).bind(sb);
     new AlertsApi(journal, this::externalUrl, config.analysis().forMs(), config.evalIntervalMs(),
         () -> lastEvaluation).bind(sb);

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The UI's routes and JSON endpoints without a browser: static files and the uPlot WebJar at
- * {@code /} next to the API, {@code /api/v1/dashboard} and {@code /api/v1/trends} on an hour of
+ * {@code /} next to the API, {@code /api/v1/dashboard}, {@code /api/v1/sparklines} and
+ * {@code /api/v1/trends} on an hour of
  * the healthy scenario.
  */
 class WebUiTest {
@@ -92,6 +93,52 @@ class WebUiTest {
         + "&signal=nonsense")).statusCode()).isEqualTo(400);
     assertThat(Requests.get(base.resolve("/api/v1/dashboard?signal=waiting")).statusCode())
         .isEqualTo(400);
+  }
+
+  @Test
+  void sparklinesGiveEveryTargetInOneRequestWithTheDashboardsValues() throws Exception {
+    long end = System.currentTimeMillis() / 1000;
+    long start = end - 3600;
+    HttpResponse<String> r = Requests.get(base.resolve("/api/v1/sparklines?signal=e2e_p95,"
+        + "waiting,gpu_util&points=61&start=" + start + "&end=" + end));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode d = JSON.readTree(r.body()).get("data");
+    assertThat(d.get("step").asDouble()).isEqualTo(60.0); // 61 points in 1 h: 4 analysis steps
+    JsonNode ts = d.get("timestamps");
+    assertThat(ts.size()).isBetween(60, 61);
+    assertThat(ts.get(0).asLong() % 60_000).isZero();
+    assertThat(d.get("signals").get(2).get("unit").asText()).isEqualTo("%");
+    assertThat(d.get("targets")).hasSize(1);
+    JsonNode row = d.get("targets").get(0);
+    assertThat(row.get("id").asText()).isEqualTo(id);
+    JsonNode e2e = row.get("values").get("e2e_p95");
+    assertThat(e2e).hasSize(ts.size());
+    // The same formula and rate window as the dashboard's raw values at the same step.
+    JsonNode dash = JSON.readTree(Requests.get(base.resolve("/api/v1/dashboard?target="
+        + Requests.enc(id) + "&signal=e2e_p95&step=60&start=" + start + "&end=" + end)).body())
+        .get("data");
+    java.util.Map<Long, Double> byTime = new java.util.HashMap<>();
+    for (int i = 0; i < dash.get("timestamps").size(); i++) {
+      JsonNode v = dash.get("signals").get(0).get("raw").get(i);
+      byTime.put(dash.get("timestamps").get(i).asLong(), v.isNull() ? null : v.asDouble());
+    }
+    int compared = 0;
+    for (int i = 0; i < ts.size(); i++) {
+      Double want = byTime.get(ts.get(i).asLong());
+      if (want != null && !e2e.get(i).isNull()) {
+        assertThat(e2e.get(i).asDouble()).as("at %d", ts.get(i).asLong())
+            .isCloseTo(want, org.assertj.core.data.Offset.offset(1e-9));
+        compared++;
+      }
+    }
+    assertThat(compared).isGreaterThan(40);
+    for (String bad : List.of("signal=nonsense", "signal=waiting&points=1",
+        "signal=waiting&points=1001", "signal=waiting&points=x", "signal=waiting&target=nope",
+        "points=10")) {
+      HttpResponse<String> b = Requests.get(base.resolve("/api/v1/sparklines?" + bad));
+      assertThat(b.statusCode()).as(bad).isEqualTo(400);
+      assertThat(b.body()).as(bad).contains("bad_data");
+    }
   }
 
   @Test

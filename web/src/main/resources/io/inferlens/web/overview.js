@@ -64,25 +64,31 @@ export async function renderOverview(app, _parts, stale) {
     h('tbody', {}, rows.map(r => r.tr)));
   app.replaceChildren(h('h1', {}, 'Inference health'),
     list.length ? table : h('p', { class: 'muted' }, 'No targets have samples in this range. Point Prometheus remote_write at /api/v1/write.'));
-  await Promise.all(rows.map(async ({ t, cells }) => {
-    let data;
-    try {
-      data = await get('/api/v1/dashboard', { target: t.id, signal: SPARKS.map(s => s.signal).join(','),
-        start, end, smoothing: 'none' });
-    } catch (e) {
-      cells.forEach(c => { c.querySelector('.spark-value').textContent = '✖ ' + e.message; });
-      return;
-    }
-    if (stale()) return;
+  if (!rows.length) return;
+  // One request for every row's sparklines: coarse raw values, no analysis per target.
+  let data;
+  try {
+    data = await get('/api/v1/sparklines', { signal: SPARKS.map(s => s.signal).join(','),
+      start, end, points: 120 });
+  } catch (e) {
+    rows.forEach(({ cells }) => cells.forEach(c => {
+      c.querySelector('.spark-value').textContent = '✖ ' + e.message;
+    }));
+    return;
+  }
+  if (stale()) return;
+  const byId = new Map(data.targets.map(r => [r.id, r.values]));
+  rows.forEach(({ t, cells }) => {
+    const values = byId.get(t.id) || {};
     SPARKS.forEach((s, i) => {
-      const sig = data.signals.find(x => x.signal === s.signal);
+      const raw = values[s.signal];
       const cell = cells[i];
-      if (!sig || !sig.raw.length || sig.raw.every(v => v == null)) {
+      if (!raw || !raw.length || raw.every(v => v == null)) {
         cell.querySelector('.spark-value').textContent = 'no data';
         return;
       }
-      cell.querySelector('.spark-value').textContent = fmt(last(sig.raw), s.unit);
-      sparkline(cell.querySelector('.spark-box'), data.timestamps, sig.raw);
+      cell.querySelector('.spark-value').textContent = fmt(last(raw), s.unit);
+      sparkline(cell.querySelector('.spark-box'), data.timestamps, raw);
     });
-  }));
+  });
 }
