@@ -177,6 +177,26 @@ public final class AnalysisApi {
     return java.net.URLDecoder.decode(id.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8);
   }
 
+  /**
+   * @param values {@code signal} parameters, each one indicator key or several comma-separated
+   * @return the indicators in order of first mention, each once; empty when none is named
+   * @throws IllegalArgumentException naming an unknown key
+   */
+  static List<Indicator> indicators(List<String> values) {
+    List<Indicator> out = new ArrayList<>();
+    for (String s : values) {
+      for (String part : s.split(",")) {
+        if (!part.isBlank()) {
+          Indicator ind = indicator(part.strip());
+          if (!out.contains(ind)) {
+            out.add(ind);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   static Indicator indicator(String name) {
     if (name == null || name.isEmpty()) {
       throw new IllegalArgumentException("missing parameter signal, e.g. e2e_p95 or waiting");

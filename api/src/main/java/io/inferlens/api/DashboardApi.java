@@ -71,17 +71,7 @@ public final class DashboardApi {
   private Object dashboard(QueryParams p) throws StorageException {
     TimeParams t = TimeParams.parse(p.get("start"), p.get("end"), clock);
     Target target = AnalysisApi.findTarget(engine, p.get("target"), t);
-    List<Indicator> indicators = new ArrayList<>();
-    for (String s : p.getAll("signal")) {
-      for (String part : s.split(",")) {
-        if (!part.isBlank()) {
-          Indicator ind = AnalysisApi.indicator(part.strip());
-          if (!indicators.contains(ind)) {
-            indicators.add(ind);
-          }
-        }
-      }
-    }
+    List<Indicator> indicators = AnalysisApi.indicators(p.getAll("signal"));
     if (indicators.isEmpty()) {
       throw new IllegalArgumentException("missing parameter signal, e.g. e2e_p95,waiting");
     }

@@ -64,17 +64,7 @@ public final class SparklinesApi {
 
   private Object sparklines(QueryParams p) throws StorageException {
     TimeParams t = TimeParams.parse(p.get("start"), p.get("end"), clock);
-    List<Indicator> indicators = new ArrayList<>();
-    for (String s : p.getAll("signal")) {
-      for (String part : s.split(",")) {
-        if (!part.isBlank()) {
-          Indicator ind = AnalysisApi.indicator(part.strip());
-          if (!indicators.contains(ind)) {
-            indicators.add(ind);
-          }
-        }
-      }
-    }
+    List<Indicator> indicators = AnalysisApi.indicators(p.getAll("signal"));
     if (indicators.isEmpty()) {
       throw new IllegalArgumentException("missing parameter signal, e.g. e2e_p95,waiting");
     }

@@ -126,17 +126,7 @@ public final class TrendsApi {
     long lookup = System.nanoTime();
     Target target = AnalysisApi.findTarget(engine, p.get("target"), t);
     long lookupMs = (System.nanoTime() - lookup) / 1_000_000;
-    List<Indicator> indicators = new ArrayList<>();
-    for (String s : p.getAll("signal")) {
-      for (String part : s.split(",")) {
-        if (!part.isBlank()) {
-          Indicator ind = AnalysisApi.indicator(part.strip());
-          if (!indicators.contains(ind)) {
-            indicators.add(ind);
-          }
-        }
-      }
-    }
+    List<Indicator> indicators = AnalysisApi.indicators(p.getAll("signal"));
     if (indicators.isEmpty()) {
       indicators.addAll(DEFAULT_SIGNALS);
     }

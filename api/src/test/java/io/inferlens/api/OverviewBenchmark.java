@@ -88,6 +88,8 @@ public class OverviewBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
+      spent.forEach((route, ns) -> System.out.printf("%n%s: %.1f s in all", route,
+          ns.sum() / 1e9));
       browser.shutdownNow();
       server.close();
       try (var s = Files.walk(dir)) {
@@ -97,7 +99,12 @@ public class OverviewBenchmark {
       }
     }
 
+    /** Summed wall time per route, ns, printed at tear-down to show where the page's time goes. */
+    final java.util.Map<String, java.util.concurrent.atomic.LongAdder> spent =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
     HttpResponse<String> get(String pathAndQuery) {
+      long t0 = System.nanoTime();
       try {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve(pathAndQuery))
             .build(), HttpResponse.BodyHandlers.ofString());
@@ -105,6 +112,8 @@ public class OverviewBenchmark {
           throw new IllegalStateException(pathAndQuery + " answered " + r.statusCode() + ": "
               + r.body());
         }
+        spent.computeIfAbsent(pathAndQuery.replaceAll("\\?.*", ""),
+            k -> new java.util.concurrent.atomic.LongAdder()).add(System.nanoTime() - t0);
         return r;
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);

@@ -8,6 +8,8 @@ import io.inferlens.analysis.diagnose.Diagnosis;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
 import io.inferlens.analysis.diagnose.Evidence;
 import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.storage.LabelSet;
+import io.inferlens.storage.SeriesWrite;
 import io.inferlens.storage.StoreOptions;
 import io.inferlens.storage.TimeSeriesStore;
 import java.nio.file.Files;
@@ -39,7 +41,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  *   <li>{@code diagnoses500x30d}: {@link DiagnosisHistory#diagnoses} for 500 targets over 30
  *       days from a journal of 30,000 incidents (two per target per day, evidence on every
- *       layer), every target covered: what {@code GET /api/v1/diagnoses} costs before JSON.
+ *       layer), every target covered, their heartbeat series in the store so the targets are
+ *       discovered: what {@code GET /api/v1/diagnoses} costs before JSON.
  *   <li>{@code evaluatorCycle500}: one {@link IncidentEvaluator#evaluate()} of 500 vLLM targets
  *       (18 series each, 15 s scrapes, 2 h of history) after 15 s of new samples were written
  *       (the write is set-up, not measured): divide by 15 s for the evaluator's share of a core.
@@ -97,6 +100,19 @@ public class IncidentBenchmark {
         labels.put("model_name", "m" + (t % 7));
         String id = new io.inferlens.analysis.target.Target(labels).id();
         cover.put(id, new long[] {NOW - 31 * DAY, NOW});
+        // The engine's heartbeat, hourly: target discovery (which reads series, not samples)
+        // finds all 500, as it would in a store holding their 30 days.
+        long[] ts = new long[30 * 24];
+        long[] bits = new long[ts.length];
+        for (int i = 0; i < ts.length; i++) {
+          ts[i] = NOW - 30 * DAY + (i + 1) * 3_600_000L;
+        }
+        if (store.append(List.of(new SeriesWrite(LabelSet.of(
+            "__name__", "vllm:num_requests_waiting", "job", "vllm", "instance",
+            "host" + t + ":8000", "model_name", "m" + (t % 7), "engine", "0"), ts, bits,
+            ts.length))).rejectedCount() != 0) {
+          throw new IllegalStateException("heartbeat samples rejected");
+        }
         for (int d = 0; d < 60; d++) {
           long start = NOW - 30 * DAY + d * (DAY / 2) + t * 1000L;
           Evidence e = new Evidence("e2e_p95", 12, 4.5, 3.0, "s", "5m", 10, 14, "q", "baseline");
