@@ -226,7 +226,15 @@ public final class DiagnosisEngine {
   public Map<Indicator, double[]> sparklines(Target target, List<Indicator> indicators,
       long startMs, long endMs, long stepMs) throws StorageException {
     StepRange range = new StepRange(startMs, endMs, stepMs);
-    Map<Signal, ResolvedSignal> signals = resolver.resolveAll(store, target, startMs, endMs);
+    // Only the signals the indicators read: resolving all of them costs more than the queries.
+    Map<Signal, ResolvedSignal> signals = new java.util.EnumMap<>(Signal.class);
+    for (Signal s : Signal.values()) {
+      for (Indicator ind : IndicatorEvaluator.indicators(s)) {
+        if (indicators.contains(ind) && !signals.containsKey(s)) {
+          resolver.resolve(store, target, s, startMs, endMs).ifPresent(r -> signals.put(s, r));
+        }
+      }
+    }
     io.inferlens.analysis.promql.engine.Engine promql = new io.inferlens.analysis.promql.engine
         .Engine(store, io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS);
     long window = Math.max(config.rateWindowMs(), stepMs);
