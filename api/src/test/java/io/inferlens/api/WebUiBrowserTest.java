@@ -250,8 +250,10 @@ class WebUiBrowserTest {
     // Sparklines are drawn asynchronously after the table: wait for all ten.
     new WebDriverWait(driver, Duration.ofSeconds(30)).until(d ->
         d.findElements(By.cssSelector(".spark-box canvas")).size() == 10);
-    for (WebElement c : driver.findElements(By.cssSelector(".spark-box canvas"))) {
-      assertThat(painted(c)).isGreaterThan(50);
+    for (WebElement cell : driver.findElements(By.cssSelector("td.spark-cell"))) {
+      WebElement c = cell.findElement(By.cssSelector(".spark-box canvas"));
+      assertThat(painted(c)).as("painted pixels of %s in %s", cell.getAttribute("data-signal"),
+          cell.findElement(By.xpath("..")).getAttribute("data-target")).isGreaterThan(50);
     }
     assertThat(peak.findElement(By.cssSelector("td[data-signal='waiting'] .spark-value")).getText())
         .matches("\\d+(\\.\\d)?");

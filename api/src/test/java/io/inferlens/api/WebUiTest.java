@@ -99,9 +99,12 @@ class WebUiTest {
   void sparklinesGiveEveryTargetInOneRequestWithTheDashboardsValues() throws Exception {
     long end = System.currentTimeMillis() / 1000;
     long start = end - 3600;
-    HttpResponse<String> r = Requests.get(base.resolve("/api/v1/sparklines?signal=e2e_p95,"
-        + "waiting,gpu_util&points=61&start=" + start + "&end=" + end));
+    String url = "/api/v1/sparklines?signal=e2e_p95,waiting,gpu_util&points=61&start=" + start
+        + "&end=" + end;
+    HttpResponse<String> r = Requests.get(base.resolve(url));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    // Asked again, the cached steps give the same answer.
+    assertThat(Requests.get(base.resolve(url)).body()).isEqualTo(r.body());
     JsonNode d = JSON.readTree(r.body()).get("data");
     assertThat(d.get("step").asDouble()).isEqualTo(60.0); // 61 points in 1 h: 4 analysis steps
     JsonNode ts = d.get("timestamps");

@@ -93,7 +93,11 @@ export function sparkline(el, ts, values, { width = 140, height = 36, color } = 
   const u = new uPlot({
     width, height, class: 'spark',
     cursor: { show: false }, legend: { show: false }, select: { show: false },
-    scales: { x: { time: true }, y: { range: (u, min, max) => [Math.min(0, min), max > min ? max : min + 1] } },
+    // From 0 (or below), padded so a flat line (no requests waiting) stays in sight.
+    scales: { x: { time: true }, y: { range: (u, min, max) => {
+      const lo = Math.min(0, min), hi = max > lo ? max : lo + 1, pad = (hi - lo) * 0.08;
+      return [lo - pad, hi + pad];
+    } } },
     axes: [{ show: false }, { show: false }],
     series: [{}, { stroke, width: 1.5, fill: cssVar('--c1-fill'), spanGaps: false }],
   }, [ts.map(t => t / 1000), values], el);

@@ -27,6 +27,10 @@ export function diagnosisLink(d, targetId) {
 
 export async function renderOverview(app, _parts, stale) {
   const { start, end } = timeRange('6h');
+  // All three at once: the sparklines do not wait for the target list.
+  const sparks = get('/api/v1/sparklines', { signal: SPARKS.map(s => s.signal).join(','),
+    start, end, points: 120 });
+  sparks.catch(() => {}); // awaited below; no unhandled rejection if the page is left first
   const [targets, diag] = await Promise.all([
     get('/api/v1/targets', { start, end }),
     get('/api/v1/diagnoses', { start, end }),
@@ -65,11 +69,10 @@ export async function renderOverview(app, _parts, stale) {
   app.replaceChildren(h('h1', {}, 'Inference health'),
     list.length ? table : h('p', { class: 'muted' }, 'No targets have samples in this range. Point Prometheus remote_write at /api/v1/write.'));
   if (!rows.length) return;
-  // One request for every row's sparklines: coarse raw values, no analysis per target.
+  // One request for every row's sparklines (coarse raw values, no analysis per target).
   let data;
   try {
-    data = await get('/api/v1/sparklines', { signal: SPARKS.map(s => s.signal).join(','),
-      start, end, points: 120 });
+    data = await sparks;
   } catch (e) {
     rows.forEach(({ cells }) => cells.forEach(c => {
       c.querySelector('.spark-value').textContent = '✖ ' + e.message;

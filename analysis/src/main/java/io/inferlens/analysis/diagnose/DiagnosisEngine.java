@@ -57,6 +57,7 @@ public final class DiagnosisEngine {
   private final TargetDiscovery discovery;
   private final SignalResolver resolver;
   private final FrameCache cache;
+  private final SparklineCache sparklineCache = new SparklineCache();
   private final RollupEvaluator rollups;
 
   /**
@@ -83,6 +84,7 @@ public final class DiagnosisEngine {
         Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS.lookbackDeltaMs())
             + RollupHistory.RESOLUTION.intervalMs());
     store.addAppendListener(cache::invalidate);
+    store.addAppendListener(sparklineCache::invalidate);
   }
 
   /**
@@ -212,6 +214,8 @@ public final class DiagnosisEngine {
    * no baseline lookback, smoothing, thresholds or diagnoses, so it costs a few range queries.
    * Rates are taken over {@code max(rate window, step)}, so every point covers its whole step
    * (as Grafana's {@code $__rate_interval} does) rather than sampling the last rate window.
+   * Steps whose window ended before the delivery slack are cached ({@code SparklineCache}) until
+   * samples are appended in their range, so a refresh evaluates only the newest steps.
    *
    * @param target the target
    * @param indicators the indicators wanted
@@ -238,14 +242,30 @@ public final class DiagnosisEngine {
     io.inferlens.analysis.promql.engine.Engine promql = new io.inferlens.analysis.promql.engine
         .Engine(store, io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS);
     long window = Math.max(config.rateWindowMs(), stepMs);
+    long cacheableBefore = clock.millis() - IndicatorEvaluator.DELIVERY_SLACK_MS - window;
     Map<Indicator, double[]> out = new java.util.LinkedHashMap<>();
     for (Indicator indicator : indicators) {
       double[] v = null;
       for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
         if (java.util.Arrays.asList(IndicatorEvaluator.indicators(e.getKey()))
             .contains(indicator)) {
-          v = IndicatorEvaluator.evaluate(promql,
-              IndicatorQueries.of(e.getValue(), indicator, window), range);
+          ResolvedSignal rs = e.getValue();
+          String key = target.id() + '|' + indicator + '|' + rs.metricName()
+              + rs.scopeMatchers() + '|' + stepMs;
+          // A refresh of the same range evaluates only the steps the cache does not hold.
+          double[] cached = sparklineCache.get(key, startMs, stepMs);
+          int have = cached == null ? 0 : Math.min(cached.length, range.count());
+          v = new double[range.count()];
+          if (have > 0) {
+            System.arraycopy(cached, 0, v, 0, have);
+          }
+          if (have < v.length) {
+            double[] fresh = IndicatorEvaluator.evaluate(promql,
+                IndicatorQueries.of(rs, indicator, window),
+                new StepRange(startMs + have * stepMs, endMs, stepMs));
+            System.arraycopy(fresh, 0, v, have, fresh.length);
+          }
+          sparklineCache.put(key, startMs, stepMs, v, cacheableBefore);
           break;
         }
       }
