@@ -380,6 +380,8 @@ public final class InferLensServer implements AutoCloseable {
     }
     metrics.close();
     registry.close();
+    // The evaluated-chunk cache (up to 256 MiB) is freed even if the closed server stays referenced.
+    engine.cache().invalidate(Long.MIN_VALUE, Long.MAX_VALUE);
     store.close();
   }
 }
