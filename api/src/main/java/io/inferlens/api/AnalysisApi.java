@@ -159,11 +159,17 @@ public final class AnalysisApi {
    */
   static Target findTarget(DiagnosisEngine engine, String id, TimeParams t)
       throws StorageException {
+    return findTarget(id == null || id.isEmpty() ? List.of()
+        : engine.targets(t.startMs(), t.endMs()), id, t);
+  }
+
+  /** As {@link #findTarget(DiagnosisEngine, String, TimeParams)} among targets already found. */
+  static Target findTarget(List<Target> targets, String id, TimeParams t) {
     if (id == null || id.isEmpty()) {
       throw new IllegalArgumentException(
           "missing parameter target (a target id from /api/v1/targets)");
     }
-    for (Target target : engine.targets(t.startMs(), t.endMs())) {
+    for (Target target : targets) {
       if (target.id().equals(id) || decoded(target.id()).equals(id)) {
         return target;
       }

@@ -90,13 +90,14 @@ public final class SparklinesApi {
     long first = Math.floorDiv(t.startMs() + step - 1, step) * step;
     List<Target> targets;
     List<String> wanted = p.getAll("target");
+    List<Target> all = engine.targets(t.startMs(), t.endMs());
     if (wanted.isEmpty()) {
-      targets = engine.targets(t.startMs(), t.endMs());
+      targets = all;
     } else {
       targets = new ArrayList<>();
       Set<String> seen = new HashSet<>();
       for (String id : wanted) {
-        Target target = AnalysisApi.findTarget(engine, id, t);
+        Target target = AnalysisApi.findTarget(all, id, t);
         if (seen.add(target.id())) {
           targets.add(target);
         }

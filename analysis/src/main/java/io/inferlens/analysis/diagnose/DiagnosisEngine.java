@@ -193,16 +193,10 @@ public final class DiagnosisEngine {
     Map<Signal, ResolvedSignal> signals = resolver.resolveAll(store, target, startMs, endMs);
     Map<Indicator, RollupEvaluator.IntervalValues> out = new java.util.LinkedHashMap<>();
     for (Indicator indicator : indicators) {
-      RollupEvaluator.IntervalValues v =
-          new RollupEvaluator.IntervalValues(new long[0], new double[0]);
-      for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
-        if (java.util.Arrays.asList(IndicatorEvaluator.indicators(e.getKey()))
-            .contains(indicator)) {
-          v = rollups.evaluate(e.getValue(), indicator, startMs, endMs, resolution);
-          break;
-        }
-      }
-      out.put(indicator, v);
+      ResolvedSignal rs = signals.get(IndicatorEvaluator.signalOf(indicator));
+      out.put(indicator, rs == null
+          ? new RollupEvaluator.IntervalValues(new long[0], new double[0])
+          : rollups.evaluate(rs, indicator, startMs, endMs, resolution));
     }
     return out;
   }
@@ -230,45 +224,39 @@ public final class DiagnosisEngine {
   public Map<Indicator, double[]> sparklines(Target target, List<Indicator> indicators,
       long startMs, long endMs, long stepMs) throws StorageException {
     StepRange range = new StepRange(startMs, endMs, stepMs);
-    // Only the signals the indicators read: resolving all of them costs more than the queries.
-    Map<Signal, ResolvedSignal> signals = new java.util.EnumMap<>(Signal.class);
-    for (Signal s : Signal.values()) {
-      for (Indicator ind : IndicatorEvaluator.indicators(s)) {
-        if (indicators.contains(ind) && !signals.containsKey(s)) {
-          resolver.resolve(store, target, s, startMs, endMs).ifPresent(r -> signals.put(s, r));
-        }
-      }
-    }
     io.inferlens.analysis.promql.engine.Engine promql = new io.inferlens.analysis.promql.engine
         .Engine(store, io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS);
     long window = Math.max(config.rateWindowMs(), stepMs);
     long cacheableBefore = clock.millis() - IndicatorEvaluator.DELIVERY_SLACK_MS - window;
     Map<Indicator, double[]> out = new java.util.LinkedHashMap<>();
+    // Only the signals the indicators read: resolving all of them costs more than the queries.
+    Map<Signal, java.util.Optional<ResolvedSignal>> resolved = new java.util.EnumMap<>(Signal.class);
     for (Indicator indicator : indicators) {
-      double[] v = null;
-      for (Map.Entry<Signal, ResolvedSignal> e : signals.entrySet()) {
-        if (java.util.Arrays.asList(IndicatorEvaluator.indicators(e.getKey()))
-            .contains(indicator)) {
-          ResolvedSignal rs = e.getValue();
-          String key = target.id() + '|' + indicator + '|' + rs.metricName()
-              + rs.scopeMatchers() + '|' + stepMs;
-          // A refresh of the same range evaluates only the steps the cache does not hold.
-          double[] cached = sparklineCache.get(key, startMs, stepMs);
-          int have = cached == null ? 0 : Math.min(cached.length, range.count());
-          v = new double[range.count()];
-          if (have > 0) {
-            System.arraycopy(cached, 0, v, 0, have);
-          }
-          if (have < v.length) {
-            double[] fresh = IndicatorEvaluator.evaluate(promql,
-                IndicatorQueries.of(rs, indicator, window),
-                new StepRange(startMs + have * stepMs, endMs, stepMs));
-            System.arraycopy(fresh, 0, v, have, fresh.length);
-          }
-          sparklineCache.put(key, startMs, stepMs, v, cacheableBefore);
-          break;
-        }
+      Signal s = IndicatorEvaluator.signalOf(indicator);
+      if (s != null && !resolved.containsKey(s)) {
+        resolved.put(s, resolver.resolve(store, target, s, startMs, endMs));
       }
+      ResolvedSignal rs = s == null ? null : resolved.get(s).orElse(null);
+      if (rs == null) {
+        out.put(indicator, null);
+        continue;
+      }
+      String key = target.id() + '|' + indicator + '|' + rs.metricName() + rs.scopeMatchers()
+          + '|' + stepMs;
+      // A refresh of the same range evaluates only the steps the cache does not hold.
+      double[] cached = sparklineCache.get(key, startMs, stepMs);
+      int have = cached == null ? 0 : Math.min(cached.length, range.count());
+      double[] v = new double[range.count()];
+      if (have > 0) {
+        System.arraycopy(cached, 0, v, 0, have);
+      }
+      if (have < v.length) {
+        double[] fresh = IndicatorEvaluator.evaluate(promql,
+            IndicatorQueries.of(rs, indicator, window),
+            new StepRange(startMs + have * stepMs, endMs, stepMs));
+        System.arraycopy(fresh, 0, v, have, fresh.length);
+      }
+      sparklineCache.put(key, startMs, stepMs, v, cacheableBefore);
       out.put(indicator, v);
     }
     return out;

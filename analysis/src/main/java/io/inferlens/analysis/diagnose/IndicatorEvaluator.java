@@ -192,6 +192,22 @@ public final class IndicatorEvaluator {
   }
 
   /**
+   * @param ind an indicator
+   * @return the signal that feeds it ({@link #indicators(Signal)} the other way round), or null
+   *     for an indicator no signal feeds
+   */
+  public static Signal signalOf(Indicator ind) {
+    for (Signal s : Signal.values()) {
+      for (Indicator i : indicators(s)) {
+        if (i == ind) {
+          return s;
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
    * The indicators one signal feeds, e.g. TTFT → {@code ttft_p50}, {@code ttft_p95},
    * {@code ttft_p99}.
    *

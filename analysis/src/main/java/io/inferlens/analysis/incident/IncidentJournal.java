@@ -364,18 +364,6 @@ public final class IncidentJournal {
   }
 
   /**
-   * @return the earliest start of any target's covered range, ms; {@link Long#MAX_VALUE} when
-   *     nothing is covered yet
-   */
-  public long coveredFromMin() {
-    long min = Long.MAX_VALUE;
-    for (long[] c : coverage.values()) {
-      min = Math.min(min, c[0]);
-    }
-    return min;
-  }
-
-  /**
    * Sets the covered ranges of several targets and writes them, durably, in one record.
    *
    * @param ranges target id → {@code [fromMs, toMs]}
