@@ -37,10 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li><b>Bootstrap.</b> A target seen for the first time (or after a restart) starts from a
  *       batch evaluation of the engine ending at the present ({@link DiagnosisEngine#analyze}):
  *       the baselines learned from the 14-day lookback, the lead-in's smoothing, and a period
- *       already in progress. A target the journal has never covered is evaluated over the last
- *       {@link #MAX_CATCH_UP_MS} (once: the first start on a store holding history), so that
- *       {@code GET /api/v1/diagnoses} of the last day answers from the journal, not from an
- *       analysis per request. After a restart it covers the time since the journal's coverage
+ *       already in progress. After a restart it covers the time since the journal's coverage
  *       ended, up to {@link #MAX_CATCH_UP_MS}; older ranges are evaluated on demand. An open
  *       incident found again keeps its journal id. A period in progress for longer than the
  *       raw lead-in (e.g. in data backfilled before the target was first seen) has a start
@@ -327,13 +324,11 @@ public final class IncidentEvaluator {
   }
 
   /**
-   * Where a target's batch evaluation starts: the end of its coverage, {@link #MAX_CATCH_UP_MS}
-   * back for a target never covered, or the present.
+   * Where a target's batch evaluation starts: the end of its coverage, or the present.
    */
   private long bootstrapFrom(TargetState st, long late, long upTo) {
     long[] c = journal.coverage(st.target.id());
-    // Never covered: the last day once, the engine bounding it by the target's first sample.
-    long from = c == null && st.stream == null ? upTo - MAX_CATCH_UP_MS : upTo;
+    long from = upTo;
     if (c != null) {
       if (st.coveredFromMs == 0) {
         st.coveredFromMs = c[0];

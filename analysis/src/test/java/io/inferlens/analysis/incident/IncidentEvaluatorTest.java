@@ -145,27 +145,6 @@ class IncidentEvaluatorTest {
   }
 
   @Test
-  void theLastDayOfANewTargetIsJournaledByItsFirstEvaluation() throws Exception {
-    open();
-    // Backfilled before the first start: a saturation 5 h ago that recovered 4 h ago.
-    SimulatedEngine b = saturatedFrom("b", T0 - 5 * HOUR, T0 - 4 * HOUR);
-    b.write(store, T0 - 8 * HOUR, T0);
-    run(T0 + 30_000L, b);
-    List<Incident> all = journal.list(T0 - 8 * HOUR, clock.ms, d -> true);
-    assertThat(all).extracting(i -> i.diagnosis().cause())
-        .containsExactly(Cause.CAPACITY_EXHAUSTED);
-    assertThat(all.get(0).diagnosis().endMs()).isNotNull();
-    assertThat(all.get(0).diagnosis().startMs()).isBetween(T0 - 5 * HOUR - 5 * 60_000L,
-        T0 - 5 * HOUR + 10 * 60_000L);
-    long[] c = journal.coverage(new io.inferlens.analysis.target.Target(
-        all.get(0).diagnosis().target()).id());
-    assertThat(c[0]).isLessThanOrEqualTo(T0 - 8 * HOUR);
-    // The history answers it from the journal, with the journal's id: nothing on demand.
-    assertThat(new DiagnosisHistory(engine, journal).diagnoses(T0 - 8 * HOUR, clock.ms,
-        List.of())).extracting(Diagnosis::id).containsExactly(all.get(0).id());
-  }
-
-  @Test
   void historyBeforeTheEvaluatorStartedIsEvaluatedOnDemand() throws Exception {
     open();
     // Yesterday's saturation, backfilled; today, healthy traffic the evaluator watches.
