@@ -18,12 +18,19 @@ public final class BaselineHistogram {
   private final long[] counts = new long[BUCKETS];
   private long total;
 
-  private static int index(double v) {
+  /** @return the bucket of {@code v} ≥ 0 (NaN and negatives are the caller's to skip) */
+  static int index(double v) {
     if (v < MIN) {
       return 0;
     }
     int i = 1 + (int) (Math.log(v / MIN) / LOG_GROWTH);
     return Math.min(i, BUCKETS - 1);
+  }
+
+  /** Adds {@code weight} (negative to take out) to bucket {@code i} from {@link #index}. */
+  void addToBucket(int i, long weight) {
+    counts[i] += weight;
+    total += weight;
   }
 
   /** @param v a value ≥ 0; NaN and negatives are ignored */
