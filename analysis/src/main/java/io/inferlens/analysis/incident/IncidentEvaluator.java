@@ -37,7 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li><b>Bootstrap.</b> A target seen for the first time (or after a restart) starts from a
  *       batch evaluation of the engine ending at the present ({@link DiagnosisEngine#analyze}):
  *       the baselines learned from the 14-day lookback, the lead-in's smoothing, and a period
- *       already in progress. After a restart it covers the time since the journal's coverage
+ *       already in progress. A target the journal has never covered is evaluated over the last
+ *       {@link #MAX_CATCH_UP_MS} (once: the first start on a store holding history), so that
+ *       {@code GET /api/v1/diagnoses} of the last day answers from the journal, not from an
+ *       analysis per request. After a restart it covers the time since the journal's coverage
  *       ended, up to {@link #MAX_CATCH_UP_MS}; older ranges are evaluated on demand. An open
  *       incident found again keeps its journal id. A period in progress for longer than the
  *       raw lead-in (e.g. in data backfilled before the target was first seen) has a start
@@ -217,8 +220,10 @@ public final class IncidentEvaluator {
         boot++;
       } else if (st.stream.lastStepMs() < upTo) {
         steps += advance(st, upTo);
-        found.addAll(adopt(st.stream.drainClosed()));
-        found.addAll(adopt(st.stream.open()));
+        // One call: a period that just closed claims its own id before the next one adopts.
+        List<Diagnosis> ds = new ArrayList<>(st.stream.drainClosed());
+        ds.addAll(st.stream.open());
+        found.addAll(adopt(ds));
       } else {
         found.addAll(adopt(st.stream.open()));
       }
@@ -324,11 +329,13 @@ public final class IncidentEvaluator {
   }
 
   /**
-   * Where a target's batch evaluation starts: the end of its coverage, or the present.
+   * Where a target's batch evaluation starts: the end of its coverage, {@link #MAX_CATCH_UP_MS}
+   * back for a target never covered, or the present.
    */
   private long bootstrapFrom(TargetState st, long late, long upTo) {
     long[] c = journal.coverage(st.target.id());
-    long from = upTo;
+    // Never covered: the last day once, the engine bounding it by the target's first sample.
+    long from = c == null && st.stream == null ? upTo - MAX_CATCH_UP_MS : upTo;
     if (c != null) {
       if (st.coveredFromMs == 0) {
         st.coveredFromMs = c[0];
@@ -425,24 +432,49 @@ public final class IncidentEvaluator {
     for (Diagnosis d : ds) {
       Diagnosis keep = d;
       if (!claimed.contains(d.id())) {
-        Diagnosis best = null;
-        for (Incident inc : journal.openIncidents()) {
-          Diagnosis o = inc.diagnosis();
-          long off = Math.abs(o.startMs() - d.startMs());
-          if (o.cause() == d.cause() && o.target().equals(d.target())
-              && !claimed.contains(o.id()) && off <= 2 * 300_000L + config.forMs()
-              && (best == null || off < Math.abs(best.startMs() - d.startMs()))) {
-            best = o;
-          }
+        Incident best = nearestOpen(d, claimed, true, 2 * 300_000L + config.forMs());
+        if (best == null && isPeriod(d.cause())) {
+          // The period's majority cause changed (e.g. backlog alone, then with the GPU
+          // saturated): the same incident, now with the more specific cause.
+          best = nearestOpen(d, claimed, false, config.forMs());
         }
         if (best != null) {
-          keep = d.withSpan(best.id(), best.startMs(), d.endMs());
+          keep = d.withSpan(best.id(), best.diagnosis().startMs(), d.endMs());
           claimed.add(best.id());
         }
       }
       out.add(keep);
     }
     return out;
+  }
+
+  /**
+   * The open journal incident of {@code d}'s target whose start is nearest to {@code d}'s, within
+   * {@code maxOffMs}: of the same cause, or (with {@code sameCause} false) of another problem
+   * period's cause.
+   */
+  private Incident nearestOpen(Diagnosis d, Set<String> claimed, boolean sameCause,
+      long maxOffMs) {
+    Incident best = null;
+    long bestOff = Long.MAX_VALUE;
+    for (Incident inc : journal.openIncidents()) {
+      Diagnosis o = inc.diagnosis();
+      long off = Math.abs(o.startMs() - d.startMs());
+      boolean causeFits = sameCause ? o.cause() == d.cause()
+          : o.cause() != d.cause() && isPeriod(o.cause());
+      if (causeFits && o.target().equals(d.target()) && !claimed.contains(o.id())
+          && off <= maxOffMs && off < bestOff) {
+        best = inc;
+        bestOff = off;
+      }
+    }
+    return best;
+  }
+
+  /** Whether a cause is a problem period of one target's stream (not a gap or a comparison). */
+  private static boolean isPeriod(Cause c) {
+    return c != Cause.MONITORING_GAP && c != Cause.REMOTE_WRITE_STOPPED
+        && c != Cause.VERSION_REGRESSION;
   }
 
   /** Whether the evaluation just done speaks for an incident's target. */

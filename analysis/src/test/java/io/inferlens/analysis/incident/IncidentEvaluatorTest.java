@@ -126,6 +126,29 @@ class IncidentEvaluatorTest {
         .containsExactly(Cause.CAPACITY_EXHAUSTED); // the gap inside it is part of its story
   }
 
+  /** A period whose majority cause changes as it goes on stays one incident with one id. */
+  @Test
+  void aPeriodWhoseCauseSharpensStaysOneIncident() throws Exception {
+    open();
+    long fault = T0 + HOUR;
+    SimulatedEngine a = saturatedFrom("a", fault, fault + 40 * 60_000L);
+    // The queue builds while the GPU has headroom, then the GPU saturates too.
+    a.gpu = t -> t >= fault + 8 * 60_000L && t < fault + 40 * 60_000L ? 99 : 60;
+    a.kv = t -> 0.3;
+    a.write(store, T0 - 2 * HOUR, T0);
+    run(fault + 8 * 60_000L, a);
+    List<Incident> first = journal.openIncidents();
+    assertThat(first).extracting(i -> i.diagnosis().cause())
+        .containsExactly(Cause.CONCURRENCY_LIMIT);
+    run(fault + 30 * 60_000L, a);
+    List<Incident> all = journal.list(T0, clock.ms, d -> true);
+    assertThat(all).extracting(i -> i.diagnosis().cause())
+        .containsExactly(Cause.CAPACITY_EXHAUSTED);
+    assertThat(all.get(0).id()).isEqualTo(first.get(0).id());
+    assertThat(all.get(0).diagnosis().startMs()).isEqualTo(first.get(0).diagnosis().startMs());
+    assertThat(all.get(0).diagnosis().endMs()).isNull();
+  }
+
   @Test
   void everyTargetQuietAtOnceIsOneRemoteWriteStoppedNotAGapEach() throws Exception {
     open();
@@ -142,6 +165,27 @@ class IncidentEvaluatorTest {
     assertThat(open.get(0).diagnosis().target()).containsEntry("job", "vllm")
         .doesNotContainKey("instance");
     assertThat(journal.list(T0, clock.ms, d -> d.cause() == Cause.MONITORING_GAP)).isEmpty();
+  }
+
+  @Test
+  void theLastDayOfANewTargetIsJournaledByItsFirstEvaluation() throws Exception {
+    open();
+    // Backfilled before the first start: a saturation 5 h ago that recovered 4 h ago.
+    SimulatedEngine b = saturatedFrom("b", T0 - 5 * HOUR, T0 - 4 * HOUR);
+    b.write(store, T0 - 8 * HOUR, T0);
+    run(T0 + 30_000L, b);
+    List<Incident> all = journal.list(T0 - 8 * HOUR, clock.ms, d -> true);
+    assertThat(all).extracting(i -> i.diagnosis().cause())
+        .containsExactly(Cause.CAPACITY_EXHAUSTED);
+    assertThat(all.get(0).diagnosis().endMs()).isNotNull();
+    assertThat(all.get(0).diagnosis().startMs()).isBetween(T0 - 5 * HOUR - 5 * 60_000L,
+        T0 - 5 * HOUR + 10 * 60_000L);
+    long[] c = journal.coverage(new io.inferlens.analysis.target.Target(
+        all.get(0).diagnosis().target()).id());
+    assertThat(c[0]).isLessThanOrEqualTo(T0 - 8 * HOUR);
+    // The history answers it from the journal, with the journal's id: nothing on demand.
+    assertThat(new DiagnosisHistory(engine, journal).diagnoses(T0 - 8 * HOUR, clock.ms,
+        List.of())).extracting(Diagnosis::id).containsExactly(all.get(0).id());
   }
 
   @Test
