@@ -5,7 +5,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Limits applied to every remote write request.
+ * Limits applied to every remote write request: size, timestamp window, per-series labels
+ * ({@link LabelLimits}) and the ingestion rate ({@link IngestionRate}).
  *
  * @param maxDecodedBytes maximum declared decompressed size of a request body in bytes, 1 to
  *     {@link Integer#MAX_VALUE} - 8 (a Java array bound); default 32 MiB, the limit Prometheus
@@ -15,9 +16,13 @@ import java.util.Objects;
  *     days. Older samples would be dropped by retention at once, so they are rejected.
  * @param maxFutureMs how far ahead of {@code clock} a sample timestamp may be, in milliseconds,
  *     ≥ 0; default 10 minutes (clock skew between sender and receiver).
- * @param clock the source of "now" for the timestamp checks; injected so tests fix time
+ * @param clock the source of "now" for the timestamp checks and the ingestion rate limit;
+ *     injected so tests fix or move time
+ * @param labels per-series label limits and the name rule; default {@link LabelLimits#defaults()}
+ * @param rate the ingestion rate limit over all writes; default {@link IngestionRate#OFF}
  */
-public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutureMs, Clock clock) {
+public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutureMs, Clock clock,
+    LabelLimits labels, IngestionRate rate) {
 
   /** 32 MiB: Prometheus' own cap on a decoded remote write body. */
   public static final long DEFAULT_MAX_DECODED_BYTES = 32L << 20;
@@ -33,10 +38,12 @@ public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutur
 
   /**
    * @throws IllegalArgumentException if a limit is out of range
-   * @throws NullPointerException if {@code clock} is null
+   * @throws NullPointerException if {@code clock}, {@code labels} or {@code rate} is null
    */
   public IngestLimits {
     Objects.requireNonNull(clock, "clock");
+    Objects.requireNonNull(labels, "labels");
+    Objects.requireNonNull(rate, "rate");
     if (maxDecodedBytes < 1 || maxDecodedBytes > MAX_ARRAY_BYTES) {
       throw new IllegalArgumentException(
           "maxDecodedBytes must be in [1, " + MAX_ARRAY_BYTES + "], got " + maxDecodedBytes);
@@ -49,7 +56,24 @@ public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutur
     }
   }
 
-  /** @return 32 MiB decoded, 30 days retention, 10 minutes future, the UTC system clock */
+  /**
+   * The size and time limits with the default label limits and no rate limit.
+   *
+   * @param maxDecodedBytes see the record
+   * @param retentionMs see the record, milliseconds
+   * @param maxFutureMs see the record, milliseconds
+   * @param clock see the record
+   * @throws IllegalArgumentException if a limit is out of range
+   */
+  public IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutureMs, Clock clock) {
+    this(maxDecodedBytes, retentionMs, maxFutureMs, clock, LabelLimits.defaults(),
+        IngestionRate.OFF);
+  }
+
+  /**
+   * @return 32 MiB decoded, 30 days retention, 10 minutes future, the UTC system clock, the
+   *     default label limits, no rate limit
+   */
   public static IngestLimits defaults() {
     return new IngestLimits(
         DEFAULT_MAX_DECODED_BYTES, DEFAULT_RETENTION_MS, DEFAULT_MAX_FUTURE_MS, Clock.systemUTC());
@@ -60,6 +84,22 @@ public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutur
    * @return these limits with another clock (tests)
    */
   public IngestLimits withClock(Clock newClock) {
-    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, newClock);
+    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, newClock, labels, rate);
+  }
+
+  /**
+   * @param newLabels the label limits to use instead
+   * @return these limits with other label limits
+   */
+  public IngestLimits withLabels(LabelLimits newLabels) {
+    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, clock, newLabels, rate);
+  }
+
+  /**
+   * @param newRate the ingestion rate limit to use instead
+   * @return these limits with another rate limit
+   */
+  public IngestLimits withRate(IngestionRate newRate) {
+    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, clock, labels, newRate);
   }
 }

@@ -3,7 +3,12 @@ package io.inferlens.ingest;
 /**
  * Why samples of a request were not stored: the closed set of keys of
  * {@link DecodedWrite#rejectedByReason()} and {@link WriteOutcome#rejectedByReason()} (also
- * usable as a metric label). Every reason makes the request answer 400 (do not retry).
+ * usable as a metric label, {@code inferlens_samples_rejected_total{reason}}). Every reason but
+ * {@link #RATE_LIMITED} refuses a series or sample alone and makes the request answer 400 (do not
+ * retry); {@link #RATE_LIMITED} refuses a whole request with 429 (retry later). The keys
+ * {@code max_label_names_per_series}, {@code label_name_too_long}, {@code label_value_too_long}
+ * and {@code rate_limited} are Mimir's discarded-samples reasons
+ * ({@code pkg/distributor/validate.go}).
  */
 public enum RejectReason {
   /** A label name appears twice in one series, e.g. {@code zone="a", zone="b"}. */
@@ -21,7 +26,21 @@ public enum RejectReason {
   /** The series carries native histogram samples, which are not supported yet. */
   NATIVE_HISTOGRAM("native_histogram"),
   /** The store refused the sample: another value is already stored at its timestamp. */
-  CONFLICT("conflict");
+  CONFLICT("conflict"),
+  /** More labels than {@link LabelLimits#maxLabelNamesPerSeries()}. */
+  MAX_LABEL_NAMES_PER_SERIES("max_label_names_per_series"),
+  /** A label name longer than {@link LabelLimits#maxLabelNameLength()} bytes. */
+  LABEL_NAME_TOO_LONG("label_name_too_long"),
+  /** A label value longer than {@link LabelLimits#maxLabelValueLength()} bytes. */
+  LABEL_VALUE_TOO_LONG("label_value_too_long"),
+  /** A metric name longer than {@link LabelLimits#maxMetricNameLength()} bytes. */
+  METRIC_NAME_TOO_LONG("metric_name_too_long"),
+  /** A metric name outside {@code [a-zA-Z_:][a-zA-Z0-9_:]*} without UTF-8 names allowed. */
+  INVALID_METRIC_NAME("invalid_metric_name"),
+  /** A label name outside {@code [a-zA-Z_][a-zA-Z0-9_]*} without UTF-8 names allowed. */
+  INVALID_LABEL_NAME("invalid_label_name"),
+  /** The request came beyond the ingestion rate limit ({@link IngestionRate}): 429, retryable. */
+  RATE_LIMITED("rate_limited");
 
   private final String key;
 

@@ -55,8 +55,18 @@ import java.util.Map;
  * Absent fields take the proto3 defaults (empty string, 0.0, timestamp 0); a field repeated
  * inside Label or Sample takes the last value, as protobuf specifies.
  *
- * <p>Validation per series (the series is rejected whole, with the reason of its first problem):
- * empty label name, duplicate label name, no non-empty {@code __name__}. Native histogram samples
+ * <p>Validation per series (the series is rejected whole, with the reason of its first problem,
+ * in this order): a label string that is not UTF-8; more labels than
+ * {@link LabelLimits#maxLabelNamesPerSeries()} (counted as sent, {@code __name__} and labels with
+ * empty values included); then label by label, an empty name, a name longer than
+ * {@link LabelLimits#maxLabelNameLength()} bytes, a name outside {@code [a-zA-Z_][a-zA-Z0-9_]*}
+ * (unless {@link LabelLimits#allowUtf8Names()}), a value (other than the metric name) longer than
+ * {@link LabelLimits#maxLabelValueLength()} bytes; a duplicate label name; no non-empty
+ * {@code __name__}; a metric name longer than {@link LabelLimits#maxMetricNameLength()} bytes or
+ * outside {@code [a-zA-Z_:][a-zA-Z0-9_:]*} (unless UTF-8 names are allowed). Lengths are bytes of
+ * UTF-8, as Mimir counts them. Each message names the series (its labels as sent, each name and
+ * value cut at {@value #MAX_STRING_TEXT_CHARS} characters), the rule or the flag with its value,
+ * and the samples refused. Native histogram samples
  * are refused (not supported yet) while the series' float samples go on.
  * Per sample: a timestamp before now minus {@link IngestLimits#retentionMs()} or after now plus
  * {@link IngestLimits#maxFutureMs()} ("now" is read once per request from {@link
@@ -119,7 +129,11 @@ public final class RemoteWriteDecoder {
   /** Error messages quote at most this many characters of a series' labels. */
   private static final int MAX_SERIES_TEXT_CHARS = 1024;
 
+  /** Error messages quote at most this many characters of one label name or value (as Mimir). */
+  static final int MAX_STRING_TEXT_CHARS = 200;
+
   private final IngestLimits limits;
+  private final LabelLimits labelLimits;
   private final LabelStringCache strings = new LabelStringCache();
   private final LabelSetCache labelSets;
 
@@ -127,6 +141,11 @@ public final class RemoteWriteDecoder {
   private String[] names = new String[16];
   private String[] values = new String[16];
   private String[] sortScratch = new String[16];
+  /** Lengths in bytes of UTF-8 of {@link #names} and {@link #values}, for the length limits. */
+  private int[] nameBytes = new int[16];
+  private int[] valueBytes = new int[16];
+  /** The length in bytes of the string {@link #readString} read last. */
+  private int lastStringBytes;
   private int labelCount;
   private long[] timestampsMs = new long[16];
   private long[] valueBits = new long[16];
@@ -186,6 +205,7 @@ public final class RemoteWriteDecoder {
    */
   RemoteWriteDecoder(IngestLimits limits, LabelSetCache labelSets) {
     this.limits = limits;
+    this.labelLimits = limits.labels();
     this.labelSets = labelSets;
   }
 
@@ -397,14 +417,18 @@ public final class RemoteWriteDecoder {
   private void readLabel(CodedInputStream in, int base) throws IOException {
     String name = "";
     String value = "";
+    int nameLen = 0;
+    int valueLen = 0;
     while (true) {
       int tag = in.readTag();
       if (tag == 0) {
         break;
       } else if (tag == TAG_LABEL_NAME) {
         name = readString(in, base);
+        nameLen = lastStringBytes;
       } else if (tag == TAG_LABEL_VALUE) {
         value = readString(in, base);
+        valueLen = lastStringBytes;
       } else {
         in.skipField(tag);
       }
@@ -412,10 +436,14 @@ public final class RemoteWriteDecoder {
     if (labelCount == names.length) {
       names = Arrays.copyOf(names, labelCount * 2);
       values = Arrays.copyOf(values, labelCount * 2);
+      nameBytes = Arrays.copyOf(nameBytes, labelCount * 2);
+      valueBytes = Arrays.copyOf(valueBytes, labelCount * 2);
       sortScratch = new String[labelCount * 2];
     }
     names[labelCount] = name;
     values[labelCount] = value;
+    nameBytes[labelCount] = nameLen;
+    valueBytes[labelCount] = valueLen;
     labelCount++;
   }
 
@@ -426,6 +454,7 @@ public final class RemoteWriteDecoder {
           "string length " + len + " runs past the end of its message");
     }
     int pos = base + in.getTotalBytesRead();
+    lastStringBytes = len;
     String s = strings.get(buf, pos, len);
     if (s == null) {
       // The framing is intact, so only this series is bad: keep a readable form (U+FFFD for the
@@ -601,22 +630,52 @@ public final class RemoteWriteDecoder {
     samplesAccepted += sampleCount;
   }
 
-  /** @return null if the labels are valid, else the error already recorded */
+  /**
+   * Checks the labels of a series not found in the cache, in the order the class comment gives.
+   * Runs once per new label set, not per sample: a valid set is cached and never checked again.
+   *
+   * @return null if the labels are valid, else the error already recorded
+   */
   private String checkLabels() {
     if (invalidUtf8) {
       return reject(RejectReason.INVALID_UTF8, "series " + seriesText()
           + ": a label name or value is not valid UTF-8 (invalid bytes shown as \uFFFD)");
     }
-    boolean hasName = false;
+    LabelLimits ll = labelLimits;
+    if (labelCount > ll.maxLabelNamesPerSeries()) {
+      return reject(RejectReason.MAX_LABEL_NAMES_PER_SERIES, "series " + seriesText() + ": "
+          + labelCount + " labels, more than " + LabelLimits.FLAG_MAX_LABEL_NAMES_PER_SERIES + " "
+          + ll.maxLabelNamesPerSeries());
+    }
+    boolean legacyNames = !ll.allowUtf8Names();
+    int metric = -1;
     boolean sorted = true;
     for (int i = 0; i < labelCount; i++) {
       String name = names[i];
       if (name.isEmpty()) {
         return reject(RejectReason.EMPTY_LABEL_NAME, "series " + seriesText()
-            + ": label with an empty name (value \"" + values[i] + "\")");
+            + ": label with an empty name (value " + quoted(values[i]) + ")");
       }
-      if (name.equals(LabelSet.METRIC_NAME) && !values[i].isEmpty()) {
-        hasName = true;
+      if (nameBytes[i] > ll.maxLabelNameLength()) {
+        return reject(RejectReason.LABEL_NAME_TOO_LONG, "series " + seriesText()
+            + ": label name " + quoted(name) + " is " + nameBytes[i] + " bytes, longer than "
+            + LabelLimits.FLAG_MAX_LABEL_NAME_LENGTH + " " + ll.maxLabelNameLength() + " bytes");
+      }
+      if (legacyNames && !LabelLimits.isLegacyLabelName(name)) {
+        return reject(RejectReason.INVALID_LABEL_NAME, "series " + seriesText()
+            + ": label name " + quoted(name) + " is not a valid Prometheus label name"
+            + " ([a-zA-Z_][a-zA-Z0-9_]*); UTF-8 names need "
+            + LabelLimits.FLAG_ALLOW_UTF8_NAMES);
+      }
+      if (name.equals(LabelSet.METRIC_NAME)) {
+        if (!values[i].isEmpty()) {
+          metric = i;
+        }
+      } else if (valueBytes[i] > ll.maxLabelValueLength()) {
+        return reject(RejectReason.LABEL_VALUE_TOO_LONG, "series " + seriesText()
+            + ": value of label " + quoted(name) + " is " + valueBytes[i] + " bytes, longer than "
+            + LabelLimits.FLAG_MAX_LABEL_VALUE_LENGTH + " " + ll.maxLabelValueLength()
+            + " bytes");
       }
       if (i > 0 && LabelSet.compareUtf8(names[i - 1], name) >= 0) {
         sorted = false;
@@ -630,22 +689,34 @@ public final class RemoteWriteDecoder {
       for (int i = 1; i < labelCount; i++) {
         if (sortScratch[i].equals(sortScratch[i - 1])) {
           return reject(RejectReason.DUPLICATE_LABEL_NAME, "series " + seriesText()
-              + ": duplicate label name \"" + sortScratch[i] + "\"");
+              + ": duplicate label name " + quoted(sortScratch[i]));
         }
       }
     }
-    if (!hasName) {
+    if (metric < 0) {
       return reject(RejectReason.MISSING_METRIC_NAME, "series " + seriesText()
           + ": no " + LabelSet.METRIC_NAME + " label (metric name) with a non-empty value");
+    }
+    if (valueBytes[metric] > ll.maxMetricNameLength()) {
+      return reject(RejectReason.METRIC_NAME_TOO_LONG, "series " + seriesText()
+          + ": metric name is " + valueBytes[metric] + " bytes, longer than "
+          + LabelLimits.FLAG_MAX_METRIC_NAME_LENGTH + " " + ll.maxMetricNameLength() + " bytes");
+    }
+    if (legacyNames && !LabelLimits.isLegacyMetricName(values[metric])) {
+      return reject(RejectReason.INVALID_METRIC_NAME, "series " + seriesText()
+          + ": metric name " + quoted(values[metric]) + " is not a valid Prometheus metric name"
+          + " ([a-zA-Z_:][a-zA-Z0-9_:]*); UTF-8 names need " + LabelLimits.FLAG_ALLOW_UTF8_NAMES);
     }
     return null;
   }
 
   /** Rejects the whole series: all its samples count under {@code reason}. */
   private String reject(RejectReason reason, String message) {
-    recordError(message);
-    rejected.merge(reason.key(), (long) sampleCount + histogramCount, Long::sum);
-    return message;
+    long samples = (long) sampleCount + histogramCount;
+    String full = message + " (" + count(samples, "sample") + " refused)";
+    recordError(full);
+    rejected.merge(reason.key(), samples, Long::sum);
+    return full;
   }
 
   /** @return e.g. "1 float sample", "2 float samples" */
@@ -661,32 +732,76 @@ public final class RemoteWriteDecoder {
     seriesRejected++;
   }
 
-  /** The labels as sent (before canonicalisation), PromQL style, capped in length. */
+  /**
+   * The labels as sent (before canonicalisation), PromQL style, the first {@code __name__} label
+   * moved to the front so that the metric name is always named, each name and value cut at
+   * {@value #MAX_STRING_TEXT_CHARS} characters, the whole capped at about
+   * {@value #MAX_SERIES_TEXT_CHARS} characters.
+   */
   private String seriesText() {
     materializeLabels();
+    int metric = -1;
+    for (int i = 0; i < labelCount && metric < 0; i++) {
+      if (names[i].equals(LabelSet.METRIC_NAME)) {
+        metric = i;
+      }
+    }
     StringBuilder sb = new StringBuilder("{");
+    if (metric >= 0) {
+      appendLabel(sb, metric);
+    }
     for (int i = 0; i < labelCount && sb.length() < MAX_SERIES_TEXT_CHARS; i++) {
-      if (i > 0) {
-        sb.append(", ");
+      if (i != metric) {
+        appendLabel(sb, i);
       }
-      sb.append(names[i]).append("=\"");
-      String v = values[i];
-      for (int k = 0; k < v.length(); k++) {
-        char c = v.charAt(k);
-        switch (c) {
-          case '\\': sb.append("\\\\"); break;
-          case '"': sb.append("\\\""); break;
-          case '\n': sb.append("\\n"); break;
-          default: sb.append(c);
-        }
-      }
-      sb.append('"');
     }
     if (sb.length() >= MAX_SERIES_TEXT_CHARS) {
       sb.setLength(MAX_SERIES_TEXT_CHARS);
       sb.append("...");
     }
     return sb.append('}').toString();
+  }
+
+  private void appendLabel(StringBuilder sb, int i) {
+    if (sb.length() > 1) {
+      sb.append(", ");
+    }
+    appendCut(sb, names[i]);
+    sb.append('=');
+    appendQuoted(sb, values[i]);
+  }
+
+  /** @return {@code s} in double quotes, escaped, cut at {@value #MAX_STRING_TEXT_CHARS} chars */
+  static String quoted(String s) {
+    StringBuilder sb = new StringBuilder(Math.min(s.length(), MAX_STRING_TEXT_CHARS) + 8);
+    appendQuoted(sb, s);
+    return sb.toString();
+  }
+
+  private static void appendQuoted(StringBuilder sb, String s) {
+    sb.append('"');
+    appendCut(sb, s);
+    sb.append('"');
+  }
+
+  /**
+   * Appends {@code s} escaped as a PromQL string body, its first {@value #MAX_STRING_TEXT_CHARS}
+   * characters followed by "..." when longer: a 1 MiB value must not make a 1 MiB message.
+   */
+  private static void appendCut(StringBuilder sb, String s) {
+    int n = Math.min(s.length(), MAX_STRING_TEXT_CHARS);
+    for (int k = 0; k < n; k++) {
+      char c = s.charAt(k);
+      switch (c) {
+        case '\\': sb.append("\\\\"); break;
+        case '"': sb.append("\\\""); break;
+        case '\n': sb.append("\\n"); break;
+        default: sb.append(c);
+      }
+    }
+    if (s.length() > n) {
+      sb.append("...");
+    }
   }
 
   private static String instant(long ms) {

@@ -10,10 +10,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The HTTP-independent remote write 1.0 receiver: headers → snappy → decode and validate → append
- * → outcome. The api module calls {@link #handle} off the event loop and maps the result to a
- * status in one place: {@link IngestException.Kind} to 400/413/415, {@link StorageException} to
- * 5xx (retry), {@link WriteOutcome#ok()} false to 400, true to 204.
+ * The HTTP-independent remote write 1.0 receiver: headers → snappy → decode and validate →
+ * ingestion rate limit → append → outcome. The api module calls {@link #handle} off the event
+ * loop and maps the result to a status in one place: {@link IngestException.Kind} to
+ * 400/413/415/429, {@link StorageException} to 5xx (retry), {@link WriteOutcome#ok()} false to
+ * 400, true to 204.
  *
  * <p>Source: Prometheus remote write 1.0 specification
  * (https://prometheus.io/docs/specs/remote_write_spec/) and docs/DESIGN.md §2.
@@ -29,14 +30,19 @@ public final class RemoteWriteHandler {
 
   private final SampleAppender appender;
   private final ThreadLocal<RemoteWriteDecoder> decoders;
+  /** The ingestion rate limit, or null when it is off. */
+  private final IngestionRateLimiter rateLimiter;
 
   /**
    * @param appender where valid series go; must be thread safe (its contract says so)
-   * @param limits size cap, timestamp window and clock applied to every request
+   * @param limits size cap, timestamp window, label limits, ingestion rate and clock applied to
+   *     every request
    */
   public RemoteWriteHandler(SampleAppender appender, IngestLimits limits) {
     this.appender = Objects.requireNonNull(appender, "appender");
     Objects.requireNonNull(limits, "limits");
+    this.rateLimiter = limits.rate().isOff() ? null
+        : new IngestionRateLimiter(limits.rate(), limits.clock());
     LabelSetCache labelSets = new LabelSetCache();
     this.decoders = ThreadLocal.withInitial(() -> new RemoteWriteDecoder(limits, labelSets));
   }
@@ -52,7 +58,10 @@ public final class RemoteWriteHandler {
    * @param contentEncoding the Content-Encoding header, or null when absent
    * @param body the request body (snappy block compressed WriteRequest); not retained
    * @return counts and the first error; never null
-   * @throws IngestException the request as a whole is refused ({@link Kind}); nothing was stored
+   * @throws IngestException the request as a whole is refused ({@link Kind}); nothing was
+   *     stored. {@link Kind#RATE_LIMITED} when its valid samples do not fit the ingestion rate
+   *     limit's bucket (checked after decoding, as Mimir counts validated samples; metadata is not
+   *     counted): the sender should retry after {@link IngestException#retryAfterSeconds()}
    * @throws StorageException the store failed; nothing of this request is acknowledged and the
    *     sender should retry (5xx)
    */
@@ -60,6 +69,16 @@ public final class RemoteWriteHandler {
       throws IngestException, StorageException {
     WriteProtocol.check(contentType, contentEncoding);
     DecodedWrite decoded = decoders.get().decodeSnappy(body);
+    if (rateLimiter != null) {
+      long wait = rateLimiter.tryAcquire(decoded.samplesAccepted());
+      if (wait > 0) {
+        throw new IngestException(Kind.RATE_LIMITED, "ingestion rate limit exceeded: "
+            + decoded.samplesAccepted() + " samples refused, nothing of the request stored; "
+            + IngestionRate.FLAG_RATE + " " + formatRate(rateLimiter) + " samples/s with "
+            + IngestionRate.FLAG_BURST + " " + rateLimiter.burst() + "; retry after " + wait
+            + " s", wait, decoded.samplesAccepted());
+      }
+    }
     AppendResult appended = decoded.valid().isEmpty()
         ? new AppendResult(0, 0, 0, List.of(), 0)
         : appender.append(decoded.valid());
@@ -122,6 +141,12 @@ public final class RemoteWriteHandler {
         : samples ? "counts by reason: inferlens_samples_rejected_total"
             : "count: inferlens_metadata_rejected_total";
     return "; also refused: " + String.join(", ", parts) + " (" + counts + ")";
+  }
+
+  /** @return the rate as the flag was given: {@code 1000}, not {@code 1000.0}; {@code 2.5} */
+  private static String formatRate(IngestionRateLimiter limiter) {
+    double r = limiter.samplesPerSecond();
+    return r == Math.rint(r) && Math.abs(r) < 1e15 ? Long.toString((long) r) : Double.toString(r);
   }
 
   /** The rejection's reason, prefixed with its series unless the store already named it. */

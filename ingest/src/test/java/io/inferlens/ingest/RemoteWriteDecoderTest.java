@@ -108,8 +108,11 @@ class RemoteWriteDecoderTest {
   @ParameterizedTest
   @MethodSource
   void equalLabelSets(Types.TimeSeries.Builder a, Types.TimeSeries.Builder b) throws Exception {
-    DecodedWrite d = decode(request(a.addSamples(sample(NOW_MS, 1)),
-        b.addSamples(sample(NOW_MS, 1))));
+    // The non-ASCII label names need --allow-utf8-names.
+    RemoteWriteDecoder utf8 = new RemoteWriteDecoder(
+        LIMITS.withLabels(LabelLimits.defaults().withUtf8Names(true)));
+    DecodedWrite d = utf8.decodeSnappy(snappy(request(a.addSamples(sample(NOW_MS, 1)),
+        b.addSamples(sample(NOW_MS, 1)))));
     assertThat(d.hasErrors()).as(d.firstError()).isFalse();
     assertThat(d.valid()).hasSize(2);
     assertThat(d.valid().get(0).labels()).isEqualTo(d.valid().get(1).labels());
@@ -308,7 +311,11 @@ class RemoteWriteDecoderTest {
     for (int i = 0; i < 100; i++) {
       s.addSamples(sample(NOW_MS - i * 15_000L, i));
     }
-    DecodedWrite d = decode(request(s));
+    // 41 labels: over the default --limits.max-label-names-per-series 30, so raise it.
+    RemoteWriteDecoder wide = new RemoteWriteDecoder(LIMITS.withLabels(new LabelLimits(64,
+        LabelLimits.DEFAULT_MAX_LABEL_NAME_LENGTH, LabelLimits.DEFAULT_MAX_LABEL_VALUE_LENGTH,
+        LabelLimits.DEFAULT_MAX_METRIC_NAME_LENGTH, false)));
+    DecodedWrite d = wide.decodeSnappy(snappy(request(s)));
     assertThat(d.hasErrors()).as(d.firstError()).isFalse();
     assertThat(d.valid().get(0).labels().size()).isEqualTo(41);
     assertThat(d.valid().get(0).count()).isEqualTo(100);
