@@ -25,6 +25,11 @@ public final class ErrorMapping {
     /** The store failed; the client should retry: 503 {@code unavailable}. */
     UNAVAILABLE,
     /**
+     * Beyond a rate limit ({@code --limits.ingestion-rate}); the client should retry after the
+     * {@code Retry-After} seconds: 429 {@code too_many_requests}.
+     */
+    TOO_MANY_REQUESTS,
+    /**
      * A PromQL query that parsed but could not be evaluated (many-to-many matching, duplicate
      * output series, over {@code --query.max-samples}): 422 {@code execution}, as Prometheus.
      */
@@ -41,7 +46,7 @@ public final class ErrorMapping {
 
   /**
    * @param kind the error kind
-   * @return its HTTP status: 400, 404, 405, 413, 415, 422, 503 or 500
+   * @return its HTTP status: 400, 404, 405, 413, 415, 422, 429, 503 or 500
    */
   public static HttpStatus status(Kind kind) {
     switch (kind) {
@@ -51,6 +56,7 @@ public final class ErrorMapping {
       case TOO_LARGE: return HttpStatus.REQUEST_ENTITY_TOO_LARGE;
       case UNSUPPORTED_MEDIA_TYPE: return HttpStatus.UNSUPPORTED_MEDIA_TYPE;
       case UNAVAILABLE: return HttpStatus.SERVICE_UNAVAILABLE;
+      case TOO_MANY_REQUESTS: return HttpStatus.TOO_MANY_REQUESTS;
       case EXECUTION: return HttpStatus.UNPROCESSABLE_ENTITY;
       case TIMEOUT: return HttpStatus.SERVICE_UNAVAILABLE;
       case CANCELED: return HttpStatus.SERVICE_UNAVAILABLE;
@@ -62,7 +68,8 @@ public final class ErrorMapping {
   /**
    * @param kind the error kind
    * @return the {@code errorType} of the JSON envelope: {@code bad_data}, {@code not_found},
-   *     {@code method_not_allowed}, {@code too_large}, {@code unavailable}, {@code execution},
+   *     {@code method_not_allowed}, {@code too_large}, {@code unavailable},
+   *     {@code too_many_requests}, {@code execution},
    *     {@code timeout}, {@code canceled} or {@code internal}
    */
   public static String errorType(Kind kind) {
@@ -74,6 +81,7 @@ public final class ErrorMapping {
       case METHOD_NOT_ALLOWED: return "method_not_allowed";
       case TOO_LARGE: return "too_large";
       case UNAVAILABLE: return "unavailable";
+      case TOO_MANY_REQUESTS: return "too_many_requests";
       case EXECUTION: return "execution";
       case TIMEOUT: return "timeout";
       case CANCELED: return "canceled";
@@ -84,14 +92,16 @@ public final class ErrorMapping {
 
   /**
    * @param kind the ingest error kind
-   * @return the server's kind: {@link Kind#BAD_DATA}, {@link Kind#TOO_LARGE} or
-   *     {@link Kind#UNSUPPORTED_MEDIA_TYPE}; never a 5xx kind, since bad input must not be retried
+   * @return the server's kind: {@link Kind#BAD_DATA}, {@link Kind#TOO_LARGE},
+   *     {@link Kind#UNSUPPORTED_MEDIA_TYPE} or {@link Kind#TOO_MANY_REQUESTS} (rate limited);
+   *     never a 5xx kind, since bad input must not be retried
    */
   public static Kind kind(IngestException.Kind kind) {
     switch (kind) {
       case BAD_REQUEST: return Kind.BAD_DATA;
       case PAYLOAD_TOO_LARGE: return Kind.TOO_LARGE;
       case UNSUPPORTED_MEDIA_TYPE: return Kind.UNSUPPORTED_MEDIA_TYPE;
+      case RATE_LIMITED: return Kind.TOO_MANY_REQUESTS;
       default: throw new AssertionError("unmapped ingest error kind " + kind);
     }
   }
@@ -110,7 +120,7 @@ public final class ErrorMapping {
 
   /**
    * @param kind the ingest error kind
-   * @return {@code status(kind(kind))}: 400, 413 or 415
+   * @return {@code status(kind(kind))}: 400, 413, 415 or 429
    */
   public static HttpStatus status(IngestException.Kind kind) {
     return status(kind(kind));

@@ -205,7 +205,7 @@ public final class InferLensServer implements AutoCloseable {
     sb.requestTimeout(Duration.ofSeconds(60));
     sb.gracefulShutdownTimeout(Duration.ofSeconds(1), Duration.ofSeconds(10));
     IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),
-        config.maxFutureMs(), clock);
+        config.maxFutureMs(), clock, config.labelLimits(), config.ingestionRate());
     writeService = new WriteService(new RemoteWriteHandler(store, limits), metrics);
     sb.service("/api/v1/write", writeService);
     sb.service("/api/v1/read", new RemoteReadService(store.querier(), config.maxRequestBytes(),

@@ -109,6 +109,46 @@ public final class Main implements Runnable {
             + "(default: ${DEFAULT-VALUE}).")
     String maxFuture;
 
+    @Option(names = "--limits.max-label-names-per-series", defaultValue = "30", paramLabel = "N",
+        description = "Most labels one remote-write series may have, __name__ included; a series "
+            + "with more is refused with 400 while the rest of its request is stored "
+            + "(default: ${DEFAULT-VALUE}, as Mimir).")
+    int maxLabelNamesPerSeries;
+
+    @Option(names = "--limits.max-label-name-length", defaultValue = "1024", paramLabel = "BYTES",
+        description = "Longest label name in bytes of UTF-8; a series with a longer one is "
+            + "refused with 400 (default: ${DEFAULT-VALUE}, as Mimir).")
+    int maxLabelNameLength;
+
+    @Option(names = "--limits.max-label-value-length", defaultValue = "2048",
+        paramLabel = "BYTES", description = "Longest label value (the metric name excepted) in "
+            + "bytes of UTF-8; a series with a longer one is refused with 400 "
+            + "(default: ${DEFAULT-VALUE}, as Mimir).")
+    int maxLabelValueLength;
+
+    @Option(names = "--limits.max-metric-name-length", defaultValue = "2048",
+        paramLabel = "BYTES", description = "Longest metric name in bytes of UTF-8; a series with "
+            + "a longer one is refused with 400 (default: ${DEFAULT-VALUE}, the label value "
+            + "length, as Mimir checks __name__).")
+    int maxMetricNameLength;
+
+    @Option(names = "--allow-utf8-names", defaultValue = "false",
+        description = "Accept any non-empty UTF-8 metric and label name (Prometheus 3's UTF-8 "
+            + "names); without it metric names must match [a-zA-Z_:][a-zA-Z0-9_:]* and label "
+            + "names [a-zA-Z_][a-zA-Z0-9_]*, others refused with 400 (default: ${DEFAULT-VALUE}).")
+    boolean allowUtf8Names;
+
+    @Option(names = "--limits.ingestion-rate", defaultValue = "0", paramLabel = "SAMPLES_PER_S",
+        description = "Samples per second accepted over all remote writes (a token bucket); a "
+            + "request beyond it answers 429 with Retry-After and nothing of it is stored. "
+            + "0 turns the limit off (default: ${DEFAULT-VALUE}).")
+    double ingestionRate;
+
+    @Option(names = "--limits.ingestion-burst", defaultValue = "0", paramLabel = "SAMPLES",
+        description = "Size of the ingestion rate limit's bucket in samples; 0 means one second "
+            + "of --limits.ingestion-rate (default: ${DEFAULT-VALUE}).")
+    long ingestionBurst;
+
     @Option(names = "--wal-sync", defaultValue = "false",
         description = "fsync the write-ahead log before acknowledging each write. Without it an "
             + "acknowledged write survives a crash of InferLens but not of the machine "
@@ -256,6 +296,9 @@ public final class Main implements Runnable {
               .withConsumerGroupTargets(consumerGroups))
           .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
           .withBlockCacheBytes(Units.parseBytes(blockCache))
+          .withWriteLimits(new io.inferlens.ingest.LabelLimits(maxLabelNamesPerSeries,
+                  maxLabelNameLength, maxLabelValueLength, maxMetricNameLength, allowUtf8Names),
+              new io.inferlens.ingest.IngestionRate(ingestionRate, ingestionBurst))
           .withEvalInterval(Units.parseDurationMs("--eval-interval", evalInterval, true))
           .withAlerting(alerting())
           .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),

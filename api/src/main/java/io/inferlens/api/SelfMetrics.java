@@ -17,9 +17,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The service's own metrics, exposed at {@code /metrics} in the Prometheus text format. Names
- * (after Micrometer's Prometheus naming): {@code inferlens_write_requests_total{code}},
+ * (after Micrometer's Prometheus naming): {@code inferlens_write_requests_total{code}} (429 for
+ * requests beyond the ingestion rate limit),
  * {@code inferlens_samples_ingested_total}, {@code inferlens_samples_duplicate_total},
- * {@code inferlens_series_created_total}, {@code inferlens_samples_rejected_total{reason}},
+ * {@code inferlens_series_created_total}, {@code inferlens_samples_rejected_total{reason}} (the
+ * {@code io.inferlens.ingest.RejectReason} keys, {@code rate_limited} included),
  * {@code inferlens_metadata_received_total}, {@code inferlens_metadata_rejected_total},
  * {@code inferlens_write_decode_seconds}, {@code inferlens_store_size_bytes},
  * {@code inferlens_store_series}, {@code inferlens_store_samples} (estimate),

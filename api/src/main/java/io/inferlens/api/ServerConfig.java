@@ -3,6 +3,8 @@ package io.inferlens.api;
 import java.net.InetSocketAddress;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.ingest.IngestionRate;
+import io.inferlens.ingest.LabelLimits;
 import io.inferlens.storage.StoreOptions;
 import io.inferlens.analysis.promql.engine.EngineOptions;
 import java.nio.file.Path;
@@ -37,6 +39,11 @@ import java.nio.file.Path;
  * @param query the PromQL engine's limits ({@code --query.*} flags, Prometheus's defaults)
  * @param alerting the Alertmanagers incidents are sent to, external labels, resend delay and
  *     the external URL of alert links (default: none, Prometheus's defaults)
+ * @param labelLimits per-series label limits and the name rule of remote write
+ *     ({@code --limits.max-label-*}, {@code --limits.max-metric-name-length},
+ *     {@code --allow-utf8-names}; default {@link LabelLimits#defaults()}, Mimir's)
+ * @param ingestionRate the ingestion rate limit over all writes ({@code --limits.ingestion-rate},
+ *     {@code --limits.ingestion-burst}; default {@link IngestionRate#OFF})
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -56,12 +63,16 @@ public record ServerConfig(
     long rollup1hRetentionMs,
     int headMaxSamples,
     EngineOptions query,
-    AlertingConfig alerting) {
+    AlertingConfig alerting,
+    LabelLimits labelLimits,
+    IngestionRate ingestionRate) {
 
   /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
     java.util.Objects.requireNonNull(query, "query");
     java.util.Objects.requireNonNull(alerting, "alerting");
+    java.util.Objects.requireNonNull(labelLimits, "labelLimits");
+    java.util.Objects.requireNonNull(ingestionRate, "ingestionRate");
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
@@ -97,7 +108,8 @@ public record ServerConfig(
         catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
-        EngineOptions.DEFAULTS, AlertingConfig.none(null));
+        EngineOptions.DEFAULTS, AlertingConfig.none(null), LabelLimits.defaults(),
+        IngestionRate.OFF);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -122,7 +134,8 @@ public record ServerConfig(
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        labelLimits, ingestionRate);
   }
 
   /**
@@ -133,7 +146,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery,
-        alerting);
+        alerting, labelLimits, ingestionRate);
   }
 
   /**
@@ -144,7 +157,8 @@ public record ServerConfig(
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        labelLimits, ingestionRate);
   }
 
   /**
@@ -154,7 +168,20 @@ public record ServerConfig(
   public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        labelLimits, ingestionRate);
+  }
+
+  /**
+   * @param newLabelLimits per-series label limits and the name rule of remote write
+   * @param newIngestionRate the ingestion rate limit over all writes
+   * @return a copy with these write limits
+   */
+  public ServerConfig withWriteLimits(LabelLimits newLabelLimits, IngestionRate newIngestionRate) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        newLabelLimits, newIngestionRate);
   }
 
   /** The evaluator's default interval, 15 s as Prometheus's {@code evaluation_interval}. */
@@ -167,7 +194,8 @@ public record ServerConfig(
   public ServerConfig withEvalInterval(long ms) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, ms,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        labelLimits, ingestionRate);
   }
 
   /**
@@ -178,7 +206,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
-        newAlerting);
+        newAlerting, labelLimits, ingestionRate);
   }
 
   /**
@@ -190,7 +218,8 @@ public record ServerConfig(
   public ServerConfig withStoreTuning(long fiveMinuteMs, long oneHourMs, int newHeadMaxSamples) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting);
+        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting,
+        labelLimits, ingestionRate);
   }
 
   /**

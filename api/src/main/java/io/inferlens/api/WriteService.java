@@ -1,12 +1,14 @@
 package io.inferlens.api;
 
 import com.linecorp.armeria.common.AggregatedHttpRequest;
+import com.linecorp.armeria.common.HttpData;
 import com.linecorp.armeria.common.HttpHeaderNames;
 import com.linecorp.armeria.common.HttpMethod;
 import com.linecorp.armeria.common.HttpRequest;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
+import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.inferlens.ingest.IngestException;
@@ -21,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * {@code POST /api/v1/write}: Prometheus remote write 1.0. Answers 204 when every sample of the
  * request is durable (or was an idempotent duplicate, or the request carried none); 400 when
  * any series or sample was refused — the valid ones are stored all the same, and the body names
- * the first refused series; 413/415 for size and media-type errors; 503 only when the store
- * failed, so the sender retries (docs/DESIGN.md section 2).
+ * the first refused series; 413/415 for size and media-type errors; 429 with {@code Retry-After}
+ * (whole seconds) when the request came beyond {@code --limits.ingestion-rate}, nothing of it
+ * stored, so the sender backs off and retries; 503 only when the store failed, so the sender
+ * retries (docs/DESIGN.md section 2).
  *
  * <p>The body is aggregated by Armeria under the server's {@code maxRequestLength} (413 past it);
  * decoding and the RocksDB write run on this service's own pool of {@link #threads()} threads,
@@ -104,7 +108,12 @@ public final class WriteService implements HttpService, AutoCloseable {
         response = text(ErrorMapping.Kind.BAD_DATA, outcome.errorMessage());
       }
     } catch (IngestException e) {
-      response = text(ErrorMapping.kind(e.kind()), e.getMessage());
+      if (e.kind() == IngestException.Kind.RATE_LIMITED) {
+        metrics.rejected(io.inferlens.ingest.RejectReason.RATE_LIMITED.key(), e.samples());
+        response = rateLimited(e);
+      } else {
+        response = text(ErrorMapping.kind(e.kind()), e.getMessage());
+      }
     } catch (StorageException e) {
       log.error("remote write failed in the store; answering 503 so the sender retries", e);
       response = text(ErrorMapping.Kind.UNAVAILABLE, "storage failure: " + e.getMessage());
@@ -114,6 +123,17 @@ public final class WriteService implements HttpService, AutoCloseable {
       response = text(ErrorMapping.Kind.INTERNAL, "internal error: " + e);
     }
     return response;
+  }
+
+  /** 429 with {@code Retry-After} in whole seconds (RFC 9110 section 10.2.3, delta-seconds). */
+  private HttpResponse rateLimited(IngestException e) {
+    HttpStatus status = ErrorMapping.status(e.kind());
+    metrics.writeRequest(status.code());
+    ResponseHeaders headers = ResponseHeaders.builder(status)
+        .contentType(MediaType.PLAIN_TEXT_UTF_8)
+        .add(HttpHeaderNames.RETRY_AFTER, Long.toString(e.retryAfterSeconds()))
+        .build();
+    return HttpResponse.of(headers, HttpData.ofUtf8(e.getMessage() + "\n"));
   }
 
   /** Remote write answers errors in plain text, as Prometheus's receivers do. */

@@ -47,7 +47,8 @@ class ErrorMappingTest {
       assertThat(ErrorMapping.errorType(k)).matches("[a-z_]+");
       errorTypes.add(ErrorMapping.errorType(k));
     }
-    assertThat(statuses).containsExactlyInAnyOrder(400, 404, 405, 413, 415, 422, 500, 503);
+    assertThat(statuses).containsExactlyInAnyOrder(400, 404, 405, 413, 415, 422, 429, 500,
+        503);
     // 400 and 415 share bad_data, as Prometheus; 503 is unavailable, timeout or canceled
     assertThat(errorTypes).hasSize(ErrorMapping.Kind.values().length - 1);
     assertThat(ErrorMapping.errorType(ErrorMapping.Kind.EXECUTION)).isEqualTo("execution");
@@ -60,7 +61,9 @@ class ErrorMappingTest {
       assertThat(ErrorMapping.status(k).code()).isBetween(400, 499);
     }
     assertThat(fromIngest).containsExactlyInAnyOrder(ErrorMapping.Kind.BAD_DATA,
-        ErrorMapping.Kind.TOO_LARGE, ErrorMapping.Kind.UNSUPPORTED_MEDIA_TYPE);
+        ErrorMapping.Kind.TOO_LARGE, ErrorMapping.Kind.UNSUPPORTED_MEDIA_TYPE,
+        ErrorMapping.Kind.TOO_MANY_REQUESTS);
+    assertThat(ErrorMapping.status(IngestException.Kind.RATE_LIMITED).code()).isEqualTo(429);
     for (RemoteReadException.Kind k : RemoteReadException.Kind.values()) {
       assertThat(ErrorMapping.status(k).code()).isIn(400, 413);
     }

@@ -33,7 +33,10 @@ class QueryApiTest {
 
   @BeforeAll
   static void start() throws Exception {
-    server = InferLensServer.start(ServerConfig.forTests(dir.resolve("data")), Clock.systemUTC());
+    // "odd name{x" is a UTF-8 metric name (Prometheus 3): --allow-utf8-names.
+    server = InferLensServer.start(ServerConfig.forTests(dir.resolve("data")).withWriteLimits(
+        io.inferlens.ingest.LabelLimits.defaults().withUtf8Names(true),
+        io.inferlens.ingest.IngestionRate.OFF), Clock.systemUTC());
     base = URI.create("http://127.0.0.1:" + server.port());
     assertThat(write(base, request(
         series(new String[] {"__name__", "vllm:num_requests_waiting", "instance", "a:8000",

@@ -80,4 +80,24 @@ class ServeOptionsTest {
     assertThatThrownBy(() -> parse("--web.external-url", "inferlens:9201"))
         .hasMessageContaining("--web.external-url");
   }
+
+  @Test
+  void writeLimitOptions() {
+    ServerConfig d = parse();
+    assertThat(d.labelLimits()).isEqualTo(io.inferlens.ingest.LabelLimits.defaults());
+    assertThat(d.ingestionRate().isOff()).isTrue();
+    ServerConfig c = parse("--limits.max-label-names-per-series", "40",
+        "--limits.max-label-name-length", "100", "--limits.max-label-value-length", "200",
+        "--limits.max-metric-name-length", "300", "--allow-utf8-names",
+        "--limits.ingestion-rate", "1000.5", "--limits.ingestion-burst", "5000");
+    assertThat(c.labelLimits()).isEqualTo(
+        new io.inferlens.ingest.LabelLimits(40, 100, 200, 300, true));
+    assertThat(c.ingestionRate()).isEqualTo(new io.inferlens.ingest.IngestionRate(1000.5, 5000));
+    assertThatThrownBy(() -> parse("--limits.max-label-value-length", "0"))
+        .hasMessageContaining("--limits.max-label-value-length");
+    assertThatThrownBy(() -> parse("--limits.ingestion-rate", "-1"))
+        .hasMessageContaining("--limits.ingestion-rate");
+    assertThatThrownBy(() -> parse("--limits.ingestion-burst", "-1"))
+        .hasMessageContaining("--limits.ingestion-burst");
+  }
 }
