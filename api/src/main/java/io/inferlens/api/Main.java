@@ -191,6 +191,17 @@ public final class Main implements Runnable {
             + "runbook_url (default: http://HOSTNAME:PORT of --listen).")
     String externalUrl;
 
+    @Option(names = "--web.config.file", paramLabel = "FILE",
+        description = "Prometheus's web configuration file: TLS (tls_server_config) and basic "
+            + "authentication (basic_auth_users, bcrypt hashes) for every endpoint. Read once at "
+            + "start-up; an invalid file stops start-up naming the field.")
+    Path webConfigFile;
+
+    @Option(names = "--web.enable-admin-api", defaultValue = "false",
+        description = "Turn on the admin endpoints /api/v1/admin/flush and /compact; without it "
+            + "they answer 503 \"admin APIs disabled\", as Prometheus (default: ${DEFAULT-VALUE}).")
+    boolean enableAdminApi;
+
     @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
         paramLabel = "LABEL",
         description = "Labels whose values define one diagnosed target (default: ${DEFAULT-VALUE}).")
@@ -258,6 +269,8 @@ public final class Main implements Runnable {
           .withBlockCacheBytes(Units.parseBytes(blockCache))
           .withEvalInterval(Units.parseDurationMs("--eval-interval", evalInterval, true))
           .withAlerting(alerting())
+          .withWeb(new WebOptions(webConfigFile == null ? WebConfigFile.NONE
+              : WebConfigFile.load(webConfigFile), enableAdminApi))
           .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),
               Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples)
           .withQuery(new io.inferlens.analysis.promql.engine.EngineOptions(

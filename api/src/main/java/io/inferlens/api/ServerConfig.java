@@ -37,6 +37,8 @@ import java.nio.file.Path;
  * @param query the PromQL engine's limits ({@code --query.*} flags, Prometheus's defaults)
  * @param alerting the Alertmanagers incidents are sent to, external labels, resend delay and
  *     the external URL of alert links (default: none, Prometheus's defaults)
+ * @param web TLS, basic authentication and the admin endpoints ({@code --web.config.file},
+ *     {@code --web.enable-admin-api}; default: plain HTTP, no authentication, admin off)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -56,12 +58,14 @@ public record ServerConfig(
     long rollup1hRetentionMs,
     int headMaxSamples,
     EngineOptions query,
-    AlertingConfig alerting) {
+    AlertingConfig alerting,
+    WebOptions web) {
 
   /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
     java.util.Objects.requireNonNull(query, "query");
     java.util.Objects.requireNonNull(alerting, "alerting");
+    java.util.Objects.requireNonNull(web, "web");
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
@@ -97,7 +101,7 @@ public record ServerConfig(
         catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
-        EngineOptions.DEFAULTS, AlertingConfig.none(null));
+        EngineOptions.DEFAULTS, AlertingConfig.none(null), WebOptions.DEFAULTS);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -122,7 +126,8 @@ public record ServerConfig(
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web);
   }
 
   /**
@@ -133,7 +138,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery,
-        alerting);
+        alerting, web);
   }
 
   /**
@@ -144,7 +149,8 @@ public record ServerConfig(
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web);
   }
 
   /**
@@ -154,7 +160,19 @@ public record ServerConfig(
   public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web);
+  }
+
+  /**
+   * @param newWeb TLS, basic authentication and the admin endpoints
+   * @return a copy using them
+   */
+  public ServerConfig withWeb(WebOptions newWeb) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        newWeb);
   }
 
   /** The evaluator's default interval, 15 s as Prometheus's {@code evaluation_interval}. */
@@ -167,7 +185,7 @@ public record ServerConfig(
   public ServerConfig withEvalInterval(long ms) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, ms,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting, web);
   }
 
   /**
@@ -178,7 +196,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
-        newAlerting);
+        newAlerting, web);
   }
 
   /**
@@ -190,7 +208,7 @@ public record ServerConfig(
   public ServerConfig withStoreTuning(long fiveMinuteMs, long oneHourMs, int newHeadMaxSamples) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting);
+        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting, web);
   }
 
   /**
