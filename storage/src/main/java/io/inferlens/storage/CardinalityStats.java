@@ -27,7 +27,7 @@ final class CardinalityStats {
     this.core = core;
   }
 
-  /** Per label name: distinct values and their bytes × series. */
+  /** Per label name: distinct values and the sum of their UTF-8 bytes. */
   private static final class NameTotals {
     long values;
     long bytes;
@@ -50,7 +50,7 @@ final class CardinalityStats {
       numLabelPairs[0]++;
       NameTotals t = names.computeIfAbsent(name, n -> new NameTotals());
       t.values++;
-      t.bytes += (long) utf8Length(value) * series;
+      t.bytes += utf8Length(value);
       if (LabelSet.METRIC_NAME.equals(name)) {
         metrics.offer(series, value, null);
       }

@@ -15,8 +15,10 @@ import java.util.List;
  * @param labelValueCountByLabelName the label names with the most distinct values among active
  *     series: value = the number of values
  * @param memoryInBytesByLabelName the label names whose values take the most bytes: value = the
- *     sum over the name's values of (UTF-8 bytes of the value × active series carrying it), as
- *     Prometheus's {@code size += len(value) * seriesCnt}
+ *     sum of the UTF-8 bytes of the name's distinct values among active series, as Prometheus
+ *     2.42's {@code size += len(value)} (each value is held once by the index; Prometheus 2.43+
+ *     multiplies each value by its series count instead; Debian's 2.42 is the oracle,
+ *     {@code TsdbStatusApiTest})
  * @param seriesCountByLabelValuePair the {@code name=value} pairs carried by the most active
  *     series: value = their series count
  */
