@@ -193,6 +193,30 @@ class SeriesLimitTest extends StoreTestBase {
   }
 
   @Test
+  void aFailedWriteLeavesNoReservationBehind() throws Exception {
+    FaultInjectionTest.FailingFacade[] facade = new FaultInjectionTest.FailingFacade[1];
+    try (TimeSeriesStore store = TimeSeriesStore.open(StoreOptions.defaults(dir)
+        .withSeriesLimits(new SeriesLimits(2, 0)), clock, real -> {
+          facade[0] = new FaultInjectionTest.FailingFacade(real);
+          return facade[0];
+        })) {
+      store.append(List.of(write(series("m", "i", 1), T, 1)));
+      facade[0].failWrites = true;
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.append(List.of(
+          write(series("m", "i", 2), T, 1)))).isInstanceOf(StorageException.class);
+      facade[0].failWrites = false;
+      assertThat(store.activeSeriesCount()).isEqualTo(1);
+      // The failed call's reservation is gone: the second series still fits, a third does not.
+      AppendResult r = store.append(List.of(write(series("m", "i", 2), T, 1),
+          write(series("m", "i", 3), T, 1)));
+      assertThat(r.seriesCreated()).isEqualTo(1);
+      assertThat(r.limitRefusals()).hasSize(1);
+      assertThat(r.limitRefusals().get(0).firstSeries()).isEqualTo(series("m", "i", 3));
+      assertThat(store.activeSeriesCount()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void zeroTurnsTheLimitsOff() throws Exception {
     try (TimeSeriesStore store = open(0, 0)) {
       List<SeriesWrite> writes = new ArrayList<>();
