@@ -3,6 +3,7 @@ package io.inferlens.api;
 import java.net.InetSocketAddress;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.storage.SeriesLimits;
 import io.inferlens.storage.StoreOptions;
 import io.inferlens.analysis.promql.engine.EngineOptions;
 import java.nio.file.Path;
@@ -37,6 +38,8 @@ import java.nio.file.Path;
  * @param query the PromQL engine's limits ({@code --query.*} flags, Prometheus's defaults)
  * @param alerting the Alertmanagers incidents are sent to, external labels, resend delay and
  *     the external URL of alert links (default: none, Prometheus's defaults)
+ * @param seriesLimits {@code --limits.max-series} and {@code --limits.max-series-per-metric}
+ *     (default {@link SeriesLimits#DEFAULTS}; the store enforces them)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -56,12 +59,14 @@ public record ServerConfig(
     long rollup1hRetentionMs,
     int headMaxSamples,
     EngineOptions query,
-    AlertingConfig alerting) {
+    AlertingConfig alerting,
+    SeriesLimits seriesLimits) {
 
   /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
     java.util.Objects.requireNonNull(query, "query");
     java.util.Objects.requireNonNull(alerting, "alerting");
+    java.util.Objects.requireNonNull(seriesLimits, "seriesLimits");
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
@@ -97,7 +102,7 @@ public record ServerConfig(
         catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
-        EngineOptions.DEFAULTS, AlertingConfig.none(null));
+        EngineOptions.DEFAULTS, AlertingConfig.none(null), SeriesLimits.DEFAULTS);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -122,7 +127,8 @@ public record ServerConfig(
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        seriesLimits);
   }
 
   /**
@@ -133,7 +139,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery,
-        alerting);
+        alerting, seriesLimits);
   }
 
   /**
@@ -144,7 +150,8 @@ public record ServerConfig(
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        seriesLimits);
   }
 
   /**
@@ -154,7 +161,8 @@ public record ServerConfig(
   public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        seriesLimits);
   }
 
   /** The evaluator's default interval, 15 s as Prometheus's {@code evaluation_interval}. */
@@ -167,7 +175,8 @@ public record ServerConfig(
   public ServerConfig withEvalInterval(long ms) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, ms,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        seriesLimits);
   }
 
   /**
@@ -178,7 +187,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
-        newAlerting);
+        newAlerting, seriesLimits);
   }
 
   /**
@@ -190,7 +199,19 @@ public record ServerConfig(
   public ServerConfig withStoreTuning(long fiveMinuteMs, long oneHourMs, int newHeadMaxSamples) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting);
+        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting,
+        seriesLimits);
+  }
+
+  /**
+   * @param newSeriesLimits the active-series limits
+   * @return a copy enforcing them
+   */
+  public ServerConfig withSeriesLimits(SeriesLimits newSeriesLimits) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        newSeriesLimits);
   }
 
   /**
@@ -199,7 +220,7 @@ public record ServerConfig(
    */
   public StoreOptions storeOptions() {
     return new StoreOptions(dataDir, retentionMs, walSync, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, headMaxSamples);
+        rollup1hRetentionMs, headMaxSamples, seriesLimits);
   }
 
   /** Default retention: 30 days in milliseconds. */
