@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * the request timeout is lifted for them.
  *
  * <p>Off unless {@code --web.enable-admin-api}, as Prometheus's admin APIs: then a POST answers
- * 503 {@code {"status":"error","errorType":"unavailable","error":"admin APIs disabled"}}, the
- * answer of Prometheus web/api/v1/api.go ({@code errorUnavailable} when {@code !enableAdmin}).
+ * 403 {@code {"status":"error","errorType":"forbidden","error":"admin APIs disabled"}}.
+ * Prometheus (web/api/v1/api.go) says the same words with 503 {@code unavailable}; a 503 tells
+ * clients and load balancers to retry, while a disabled API is a permanent refusal.
  */
 final class AdminApi {
 
@@ -46,7 +47,7 @@ final class AdminApi {
   /**
    * @param sb the server to add the two routes to
    * @param store the store they act on
-   * @param enabled {@code --web.enable-admin-api}; false, they answer 503 {@value #DISABLED}
+   * @param enabled {@code --web.enable-admin-api}; false, they answer 403 {@value #DISABLED}
    */
   static void bind(ServerBuilder sb, TimeSeriesStore store, boolean enabled) {
     sb.service("/api/v1/admin/flush", service("flush", store, TimeSeriesStore::flush, enabled));
@@ -62,7 +63,7 @@ final class AdminApi {
             "admin " + name + " takes POST, not " + req.method());
       }
       if (!enabled) {
-        return JsonEndpoints.error(ErrorMapping.Kind.UNAVAILABLE, DISABLED);
+        return JsonEndpoints.error(ErrorMapping.Kind.FORBIDDEN, DISABLED);
       }
       // Waits for RocksDB: a full compaction is not bounded by the 60 s API timeout.
       ctx.clearRequestTimeout();

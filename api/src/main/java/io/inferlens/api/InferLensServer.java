@@ -273,8 +273,9 @@ public final class InferLensServer implements AutoCloseable {
     new QueryApi(new io.inferlens.analysis.promql.engine.Engine(store.querier(), config.query()),
         clock).bind(sb);
     new PrometheusMetaApi(store.querier(), clock).bind(sb);
+    new TsdbStatusApi(store).bind(sb);
     new AnalysisApi(engine, config.evalIntervalMs() > 0
-        ? new DiagnosisHistory(engine, journal) : null, clock).bind(sb);
+        ? new DiagnosisHistory(engine, journal, evaluator::staleFromMs) : null, clock).bind(sb);
     new IncidentsApi(journal, engine.targetConfig().modelLabel(), clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);

@@ -99,6 +99,19 @@ public final class Main implements Runnable {
             + "series (default: ${DEFAULT-VALUE}).")
     int headMaxSamples;
 
+    @Option(names = "--limits.max-series", defaultValue = "1000000", paramLabel = "N",
+        description = "Most active series (a sample received in the last hour) in the store; a "
+            + "new series beyond it is refused with 400 naming this limit, while samples of "
+            + "active series are always stored. About 1 KB of memory per series, so the default "
+            + "is about 1 GB; 0 turns the limit off (default: ${DEFAULT-VALUE}).")
+    long maxSeries;
+
+    @Option(names = "--limits.max-series-per-metric", defaultValue = "100000", paramLabel = "N",
+        description = "Most active series of one metric name; stops a label carrying a user or "
+            + "request id from filling the store, while other metrics keep their new series. "
+            + "0 turns the limit off (default: ${DEFAULT-VALUE}).")
+    long maxSeriesPerMetric;
+
     @Option(names = "--max-request-bytes", defaultValue = "32MiB", paramLabel = "SIZE",
         description = "Largest remote-write body accepted, compressed and decoded alike; larger "
             + "gets 413 (default: ${DEFAULT-VALUE}).")
@@ -199,7 +212,7 @@ public final class Main implements Runnable {
 
     @Option(names = "--web.enable-admin-api", defaultValue = "false",
         description = "Turn on the admin endpoints /api/v1/admin/flush and /compact; without it "
-            + "they answer 503 \"admin APIs disabled\", as Prometheus (default: ${DEFAULT-VALUE}).")
+            + "they answer 403 \"admin APIs disabled\" (default: ${DEFAULT-VALUE}).")
     boolean enableAdminApi;
 
     @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
@@ -273,6 +286,7 @@ public final class Main implements Runnable {
               : WebConfigFile.load(webConfigFile), enableAdminApi))
           .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),
               Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples)
+          .withSeriesLimits(new io.inferlens.storage.SeriesLimits(maxSeries, maxSeriesPerMetric))
           .withQuery(new io.inferlens.analysis.promql.engine.EngineOptions(
               Units.parseDurationMs("--query.lookback-delta", queryLookbackDelta),
               queryMaxSamples, Units.parseDurationMs("--query.timeout", queryTimeout),

@@ -3,6 +3,7 @@ package io.inferlens.api;
 import java.net.InetSocketAddress;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.storage.SeriesLimits;
 import io.inferlens.storage.StoreOptions;
 import io.inferlens.analysis.promql.engine.EngineOptions;
 import java.nio.file.Path;
@@ -39,6 +40,8 @@ import java.nio.file.Path;
  *     the external URL of alert links (default: none, Prometheus's defaults)
  * @param web TLS, basic authentication and the admin endpoints ({@code --web.config.file},
  *     {@code --web.enable-admin-api}; default: plain HTTP, no authentication, admin off)
+ * @param seriesLimits {@code --limits.max-series} and {@code --limits.max-series-per-metric}
+ *     (default {@link SeriesLimits#DEFAULTS}; the store enforces them)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -59,13 +62,15 @@ public record ServerConfig(
     int headMaxSamples,
     EngineOptions query,
     AlertingConfig alerting,
-    WebOptions web) {
+    WebOptions web,
+    SeriesLimits seriesLimits) {
 
   /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
     java.util.Objects.requireNonNull(query, "query");
     java.util.Objects.requireNonNull(alerting, "alerting");
     java.util.Objects.requireNonNull(web, "web");
+    java.util.Objects.requireNonNull(seriesLimits, "seriesLimits");
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
@@ -101,7 +106,8 @@ public record ServerConfig(
         catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
-        EngineOptions.DEFAULTS, AlertingConfig.none(null), WebOptions.DEFAULTS);
+        EngineOptions.DEFAULTS, AlertingConfig.none(null), WebOptions.DEFAULTS,
+        SeriesLimits.DEFAULTS);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -127,7 +133,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web);
+        web, seriesLimits);
   }
 
   /**
@@ -138,7 +144,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery,
-        alerting, web);
+        alerting, web, seriesLimits);
   }
 
   /**
@@ -150,7 +156,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web);
+        web, seriesLimits);
   }
 
   /**
@@ -161,7 +167,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web);
+        web, seriesLimits);
   }
 
   /**
@@ -172,7 +178,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        newWeb);
+        newWeb, seriesLimits);
   }
 
   /** The evaluator's default interval, 15 s as Prometheus's {@code evaluation_interval}. */
@@ -185,7 +191,8 @@ public record ServerConfig(
   public ServerConfig withEvalInterval(long ms) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, ms,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting, web);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web, seriesLimits);
   }
 
   /**
@@ -196,7 +203,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
-        newAlerting, web);
+        newAlerting, web, seriesLimits);
   }
 
   /**
@@ -208,7 +215,19 @@ public record ServerConfig(
   public ServerConfig withStoreTuning(long fiveMinuteMs, long oneHourMs, int newHeadMaxSamples) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting, web);
+        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting,
+        web, seriesLimits);
+  }
+
+  /**
+   * @param newSeriesLimits the active-series limits
+   * @return a copy enforcing them
+   */
+  public ServerConfig withSeriesLimits(SeriesLimits newSeriesLimits) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web, newSeriesLimits);
   }
 
   /**
@@ -217,7 +236,7 @@ public record ServerConfig(
    */
   public StoreOptions storeOptions() {
     return new StoreOptions(dataDir, retentionMs, walSync, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, headMaxSamples);
+        rollup1hRetentionMs, headMaxSamples, seriesLimits);
   }
 
   /** Default retention: 30 days in milliseconds. */

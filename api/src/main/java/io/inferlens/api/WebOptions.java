@@ -8,8 +8,8 @@ import java.util.Objects;
  * endpoints are on ({@code --web.enable-admin-api}), both as Prometheus's flags of those names.
  *
  * @param file the parsed web configuration file, {@link WebConfigFile#NONE} without one
- * @param adminApi whether {@code /api/v1/admin/...} acts; off, they answer Prometheus's 503
- *     {@code unavailable} "admin APIs disabled"
+ * @param adminApi whether {@code /api/v1/admin/...} acts; off, they answer 403
+ *     {@code forbidden} "admin APIs disabled" (Prometheus's words)
  */
 public record WebOptions(WebConfigFile file, boolean adminApi) {
 

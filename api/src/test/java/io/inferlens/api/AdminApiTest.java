@@ -133,10 +133,10 @@ class AdminApiTest {
       for (String op : List.of("flush", "compact")) {
         HttpResponse<String> r = post(offBase.resolve("/api/v1/admin/" + op), new byte[0], null,
             null);
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(403);
         assertThat(JSON.readTree(r.body()).path("error").asText())
             .isEqualTo("admin APIs disabled");
-        assertThat(JSON.readTree(r.body()).path("errorType").asText()).isEqualTo("unavailable");
+        assertThat(JSON.readTree(r.body()).path("errorType").asText()).isEqualTo("forbidden");
       }
     }
   }

@@ -147,10 +147,10 @@ class WebSecurityTest {
     for (String op : List.of("flush", "compact")) {
       HttpResponse<String> r = TestTls.send(client, base.resolve("/api/v1/admin/" + op),
           TestTls.basic(USER, PASSWORD), new byte[0]);
-      assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(403);
       JsonNode body = JSON.readTree(r.body());
       assertThat(body.path("status").asText()).isEqualTo("error");
-      assertThat(body.path("errorType").asText()).isEqualTo("unavailable");
+      assertThat(body.path("errorType").asText()).isEqualTo("forbidden");
       assertThat(body.path("error").asText()).isEqualTo("admin APIs disabled");
     }
   }

@@ -108,6 +108,7 @@ public final class TimeSeriesStore
   private final Retention retention;
   private final StoreMaintenance maintenance;
   private final WriteHealth health;
+  private final CardinalityStats cardinality;
   /** The background thread; package-private so tests run its tick with a fake clock. */
   final StoreBackground background;
 
@@ -125,6 +126,7 @@ public final class TimeSeriesStore
     this.metadata = new MetadataStore(core);
     this.journal = new JournalStore(core);
     this.retention = new Retention(core);
+    this.cardinality = new CardinalityStats(core);
   }
 
   /**
@@ -182,6 +184,7 @@ public final class TimeSeriesStore
     long startNs = System.nanoTime();
     try {
       new HeadReplay(store.core).load();
+      store.core.active.loadFromHead(clock.millis());
       store.metadata.load();
     } catch (StorageException | RuntimeException e) {
       store.background.shutdown();
@@ -335,6 +338,17 @@ public final class TimeSeriesStore
   @Override
   public long seriesCount() throws StorageException {
     return maintenance.seriesCount();
+  }
+
+  @Override
+  public long activeSeriesCount() {
+    return core.active.count();
+  }
+
+  @Override
+  public TsdbStatus tsdbStatus(int limit) throws StorageException {
+    core.ensureOpen();
+    return cardinality.compute(limit);
   }
 
   @Override
