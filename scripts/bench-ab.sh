@@ -8,7 +8,9 @@
 #   DATASET    e.g. /tmp/rwbench-data/s100k-240
 #   VARIANT    the receiver command with {PORT} and {STORE} placeholders, e.g.
 #              'env MALLOC_ARENA_MAX=2 java -Xmx160m -jar api/target/inferlens.jar serve
-#               --listen 127.0.0.1:{PORT} --data-dir {STORE} --eval-interval=0s'
+#               --listen 127.0.0.1:{PORT} --data-dir {STORE} --eval-interval=0s
+#               --web.enable-admin-api'
+#              (the flag is needed: the flush and the post-run compaction call the admin API)
 # Prints one line per run: CPU-s per 1M samples (ingest), peak RSS MiB, request p99 ms, dropped
 # samples, settled disk B/sample, and the CPU-s of the JIT compiler threads when the last request
 # was acknowledged. Full results go to $RESULTS (default /tmp/rwbench-results/ab.jsonl).

@@ -1,6 +1,7 @@
 #!/bin/bash
 # POST_CMD for InferLens: ingested count, then a full compaction via the admin endpoint,
 # sizes after it (keys named like vm-post.sh so summarize.py shows them as "compacted").
+# The receiver must run with --web.enable-admin-api.
 # usage: rx-post.sh PORT STORE_DIR
 set -euo pipefail
 PORT=$1; STORE=$2

@@ -40,7 +40,7 @@ done
 printf 'global:\n  scrape_interval: 15s\n' > "$WORK/prometheus.yml"
 
 "$ROOT/api/target/inferlens" serve --listen "127.0.0.1:$RX_PORT" --data-dir "$WORK/inferlens" \
-  > "$WORK/inferlens.log" 2>&1 &
+  --web.enable-admin-api > "$WORK/inferlens.log" 2>&1 &
 RX_PID=$!
 /usr/bin/prometheus --config.file="$WORK/prometheus.yml" --web.enable-remote-write-receiver \
   --storage.tsdb.path "$WORK/prometheus" --web.listen-address "127.0.0.1:$PROM_PORT" \

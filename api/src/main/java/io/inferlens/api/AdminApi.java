@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * ({@link TimeSeriesStore#bytesByKind()}). Other methods get 405; a store failure 503.
  * They run on Armeria's blocking executor; a full compaction of a large store takes minutes, so
  * the request timeout is lifted for them.
+ *
+ * <p>Off unless {@code --web.enable-admin-api}, as Prometheus's admin APIs: then a POST answers
+ * 403 {@code {"status":"error","errorType":"forbidden","error":"admin APIs disabled"}}.
+ * Prometheus (web/api/v1/api.go) says the same words with 503 {@code unavailable}; a 503 tells
+ * clients and load balancers to retry, while a disabled API is a permanent refusal.
  */
 final class AdminApi {
 
@@ -36,20 +41,29 @@ final class AdminApi {
     void run(TimeSeriesStore store) throws StorageException;
   }
 
+  /** The error of a disabled admin endpoint, Prometheus's words. */
+  static final String DISABLED = "admin APIs disabled";
+
   /**
    * @param sb the server to add the two routes to
    * @param store the store they act on
+   * @param enabled {@code --web.enable-admin-api}; false, they answer 403 {@value #DISABLED}
    */
-  static void bind(ServerBuilder sb, TimeSeriesStore store) {
-    sb.service("/api/v1/admin/flush", service("flush", store, TimeSeriesStore::flush));
-    sb.service("/api/v1/admin/compact", service("compact", store, TimeSeriesStore::compact));
+  static void bind(ServerBuilder sb, TimeSeriesStore store, boolean enabled) {
+    sb.service("/api/v1/admin/flush", service("flush", store, TimeSeriesStore::flush, enabled));
+    sb.service("/api/v1/admin/compact", service("compact", store, TimeSeriesStore::compact,
+        enabled));
   }
 
-  private static HttpService service(String name, TimeSeriesStore store, Operation op) {
+  private static HttpService service(String name, TimeSeriesStore store, Operation op,
+      boolean enabled) {
     return (ctx, req) -> {
       if (req.method() != HttpMethod.POST) {
         return JsonEndpoints.error(ErrorMapping.Kind.METHOD_NOT_ALLOWED,
             "admin " + name + " takes POST, not " + req.method());
+      }
+      if (!enabled) {
+        return JsonEndpoints.error(ErrorMapping.Kind.FORBIDDEN, DISABLED);
       }
       // Waits for RocksDB: a full compaction is not bounded by the 60 s API timeout.
       ctx.clearRequestTimeout();

@@ -22,6 +22,8 @@ public final class ErrorMapping {
     TOO_LARGE,
     /** A body in an encoding or content type the route does not take: 415 {@code bad_data}. */
     UNSUPPORTED_MEDIA_TYPE,
+    /** A route turned off by a flag (the admin API): 403 {@code forbidden}; never retried. */
+    FORBIDDEN,
     /** The store failed; the client should retry: 503 {@code unavailable}. */
     UNAVAILABLE,
     /**
@@ -52,6 +54,7 @@ public final class ErrorMapping {
     switch (kind) {
       case BAD_DATA: return HttpStatus.BAD_REQUEST;
       case NOT_FOUND: return HttpStatus.NOT_FOUND;
+      case FORBIDDEN: return HttpStatus.FORBIDDEN;
       case METHOD_NOT_ALLOWED: return HttpStatus.METHOD_NOT_ALLOWED;
       case TOO_LARGE: return HttpStatus.REQUEST_ENTITY_TOO_LARGE;
       case UNSUPPORTED_MEDIA_TYPE: return HttpStatus.UNSUPPORTED_MEDIA_TYPE;
@@ -78,6 +81,7 @@ public final class ErrorMapping {
       case UNSUPPORTED_MEDIA_TYPE:
         return "bad_data";
       case NOT_FOUND: return "not_found";
+      case FORBIDDEN: return "forbidden";
       case METHOD_NOT_ALLOWED: return "method_not_allowed";
       case TOO_LARGE: return "too_large";
       case UNAVAILABLE: return "unavailable";

@@ -74,12 +74,30 @@ public final class InferLensServer implements AutoCloseable {
   /** Set by {@link #configureServices}; closed after the server stopped. */
   private WriteService writeService;
 
-  private InferLensServer(ServerConfig config, Clock clock) throws StorageException {
+  /** Opens the store; tests pass one that injects write failures. */
+  @FunctionalInterface
+  interface StoreOpener {
+    /**
+     * @param options where and how
+     * @param clock the store's clock
+     * @return the open store
+     * @throws StorageException if it cannot be opened
+     */
+    TimeSeriesStore open(io.inferlens.storage.StoreOptions options, Clock clock)
+        throws StorageException;
+  }
+
+  private InferLensServer(ServerConfig config, Clock clock, StoreOpener opener)
+      throws StorageException {
     this.config = config;
     this.clock = clock;
-    this.store = TimeSeriesStore.open(config.storeOptions(), clock);
+    this.store = opener.open(config.storeOptions(), clock);
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.metrics = new SelfMetrics(registry, store);
+    io.micrometer.core.instrument.Gauge.builder("inferlens.store.writable", store,
+        st -> st.writeHealth().failure() == null ? 1 : 0)
+        .description("1 while the store's most recent write succeeded, 0 while writes fail "
+            + "(a full disk); /-/ready answers 503 at 0").register(registry);
     SignalCatalog catalog = config.catalogFile() == null ? SignalCatalog.load()
         : SignalCatalog.load(config.catalogFile());
     this.engine = new DiagnosisEngine(store.querier(), catalog, config.targets(), config.analysis(),
@@ -162,9 +180,32 @@ public final class InferLensServer implements AutoCloseable {
    */
   static InferLensServer start(ServerConfig config, Clock clock, Clock alertClock)
       throws StorageException {
-    InferLensServer s = new InferLensServer(config, clock);
+    return start(config, clock, alertClock, TimeSeriesStore::open);
+  }
+
+  /**
+   * As {@link #start(ServerConfig, Clock, Clock)}, the store opened by {@code opener} (tests
+   * that make its writes fail).
+   *
+   * @param config the configuration
+   * @param clock the store's and the evaluator's clock
+   * @param alertClock the notifier's clock
+   * @param opener opens the store
+   * @return the started server
+   * @throws StorageException if the store cannot be opened
+   */
+  static InferLensServer start(ServerConfig config, Clock clock, Clock alertClock,
+      StoreOpener opener) throws StorageException {
+    InferLensServer s = new InferLensServer(config, clock, opener);
+    TlsSettings tls = config.web().file().tls();
     try {
-      ServerBuilder sb = Server.builder().http(config.listen()).workerGroup(eventLoops());
+      ServerBuilder sb = Server.builder().workerGroup(eventLoops());
+      if (tls == null) {
+        sb.http(config.listen());
+      } else {
+        sb.https(config.listen());
+        tls.apply(sb);
+      }
       s.configureServices(sb);
       s.server = sb.build();
       s.server.start().join();
@@ -184,16 +225,20 @@ public final class InferLensServer implements AutoCloseable {
           TimeUnit.MILLISECONDS);
     }
     // The one listening line; `serve` prints nothing more.
-    log.info("InferLens listening on port {}, data in {}; remote_write URL: http://HOST:{}"
-        + "/api/v1/write, remote_read URL: http://HOST:{}/api/v1/read", s.port(),
-        config.dataDir().toAbsolutePath(), s.port(), s.port());
+    String scheme = s.scheme();
+    log.info("InferLens listening on port {}{}{}, data in {}; remote_write URL: {}://HOST:{}"
+        + "/api/v1/write, remote_read URL: {}://HOST:{}/api/v1/read", s.port(),
+        tls != null ? " over TLS" : "",
+        config.web().file().basicAuth() ? " with basic authentication" : "",
+        config.dataDir().toAbsolutePath(), scheme, s.port(), scheme, s.port());
     return s;
   }
 
   /**
    * Binds every route on {@code sb}: remote write, remote read, the Prometheus-style read API
    * (metadata, build info and exemplars included), the analysis and trend APIs, self-metrics,
-   * health checks and the web UI at {@code /}. Shared by {@code main} and the tests.
+   * health checks and the web UI at {@code /}, all behind basic authentication when the web
+   * configuration file sets users. Shared by {@code main} and the tests.
    *
    * @param sb the builder to configure
    */
@@ -204,6 +249,20 @@ public final class InferLensServer implements AutoCloseable {
     sb.errorHandler(new BodyLimitErrorHandler());
     sb.requestTimeout(Duration.ofSeconds(60));
     sb.gracefulShutdownTimeout(Duration.ofSeconds(1), Duration.ofSeconds(10));
+    WebConfigFile web = config.web().file();
+    if (web.basicAuth()) {
+      // Every route: write, read, queries, REST, UI, /metrics and health, as Prometheus.
+      sb.decorator(new BasicAuth(web.users()));
+    }
+    if (!web.headers().isEmpty()) {
+      // Added after authentication, so its 401s carry the headers too.
+      sb.decorator((delegate, ctx, req) -> {
+        for (java.util.Map.Entry<String, String> h : web.headers().entrySet()) {
+          ctx.setAdditionalResponseHeader(h.getKey(), h.getValue());
+        }
+        return delegate.serve(ctx, req);
+      });
+    }
     IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),
         config.maxFutureMs(), clock, config.labelLimits(), config.ingestionRate());
     writeService = new WriteService(new RemoteWriteHandler(store, limits), metrics);
@@ -214,8 +273,9 @@ public final class InferLensServer implements AutoCloseable {
     new QueryApi(new io.inferlens.analysis.promql.engine.Engine(store.querier(), config.query()),
         clock).bind(sb);
     new PrometheusMetaApi(store.querier(), clock).bind(sb);
+    new TsdbStatusApi(store).bind(sb);
     new AnalysisApi(engine, config.evalIntervalMs() > 0
-        ? new DiagnosisHistory(engine, journal) : null, clock).bind(sb);
+        ? new DiagnosisHistory(engine, journal, evaluator::staleFromMs) : null, clock).bind(sb);
     new IncidentsApi(journal, engine.targetConfig().modelLabel(), clock).bind(sb);
     new TrendsApi(engine, clock).bind(sb);
     new DashboardApi(engine, clock).bind(sb);
@@ -223,15 +283,12 @@ public final class InferLensServer implements AutoCloseable {
     new RulesApi(engine, clock, config.alerting().externalUrl()).bind(sb);
     new AlertsApi(journal, this::externalUrl, config.analysis().forMs(), config.evalIntervalMs(),
         () -> lastEvaluation).bind(sb);
-    AdminApi.bind(sb, store);
+    AdminApi.bind(sb, store, config.web().adminApi());
     sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
         MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
     sb.service("/api/v1/openapi.yaml", HttpFile.of(InferLensServer.class.getClassLoader(),
         "io/inferlens/api/openapi.yaml").asService());
-    sb.service("/-/healthy", (ctx, req) ->
-        HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Healthy.\n"));
-    sb.service("/-/ready", (ctx, req) ->
-        HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Ready.\n"));
+    new HealthApi(store).bind(sb);
     WebUi.bind(sb); // the browser UI at /, after the API routes
   }
 
@@ -277,8 +334,8 @@ public final class InferLensServer implements AutoCloseable {
 
   /**
    * @return where users reach this server, without a trailing slash: {@code --web.external-url},
-   *     else {@code http://HOST:PORT} of the bound address, HOST the machine's name when bound
-   *     to every interface (Prometheus's default)
+   *     else {@code http://HOST:PORT} ({@code https} with TLS) of the bound address, HOST the
+   *     machine's name when bound to every interface (Prometheus's default)
    */
   public String externalUrl() {
     String configured = config.alerting().externalUrl();
@@ -299,7 +356,12 @@ public final class InferLensServer implements AutoCloseable {
         host = "localhost";
       }
     }
-    return "http://" + host + ":" + a.getPort();
+    return scheme() + "://" + host + ":" + a.getPort();
+  }
+
+  /** @return {@code https} when the web configuration file sets TLS, else {@code http} */
+  public String scheme() {
+    return config.web().file().tls() == null ? "http" : "https";
   }
 
   /** @return the incident journal */

@@ -99,6 +99,19 @@ public final class Main implements Runnable {
             + "series (default: ${DEFAULT-VALUE}).")
     int headMaxSamples;
 
+    @Option(names = "--limits.max-series", defaultValue = "1000000", paramLabel = "N",
+        description = "Most active series (a sample received in the last hour) in the store; a "
+            + "new series beyond it is refused with 400 naming this limit, while samples of "
+            + "active series are always stored. About 1 KB of memory per series, so the default "
+            + "is about 1 GB; 0 turns the limit off (default: ${DEFAULT-VALUE}).")
+    long maxSeries;
+
+    @Option(names = "--limits.max-series-per-metric", defaultValue = "100000", paramLabel = "N",
+        description = "Most active series of one metric name; stops a label carrying a user or "
+            + "request id from filling the store, while other metrics keep their new series. "
+            + "0 turns the limit off (default: ${DEFAULT-VALUE}).")
+    long maxSeriesPerMetric;
+
     @Option(names = "--max-request-bytes", defaultValue = "32MiB", paramLabel = "SIZE",
         description = "Largest remote-write body accepted, compressed and decoded alike; larger "
             + "gets 413 (default: ${DEFAULT-VALUE}).")
@@ -231,6 +244,17 @@ public final class Main implements Runnable {
             + "runbook_url (default: http://HOSTNAME:PORT of --listen).")
     String externalUrl;
 
+    @Option(names = "--web.config.file", paramLabel = "FILE",
+        description = "Prometheus's web configuration file: TLS (tls_server_config) and basic "
+            + "authentication (basic_auth_users, bcrypt hashes) for every endpoint. Read once at "
+            + "start-up; an invalid file stops start-up naming the field.")
+    Path webConfigFile;
+
+    @Option(names = "--web.enable-admin-api", defaultValue = "false",
+        description = "Turn on the admin endpoints /api/v1/admin/flush and /compact; without it "
+            + "they answer 403 \"admin APIs disabled\" (default: ${DEFAULT-VALUE}).")
+    boolean enableAdminApi;
+
     @Option(names = "--target-labels", defaultValue = "job,instance,model_name", split = ",",
         paramLabel = "LABEL",
         description = "Labels whose values define one diagnosed target (default: ${DEFAULT-VALUE}).")
@@ -301,8 +325,11 @@ public final class Main implements Runnable {
               new io.inferlens.ingest.IngestionRate(ingestionRate, ingestionBurst))
           .withEvalInterval(Units.parseDurationMs("--eval-interval", evalInterval, true))
           .withAlerting(alerting())
+          .withWeb(new WebOptions(webConfigFile == null ? WebConfigFile.NONE
+              : WebConfigFile.load(webConfigFile), enableAdminApi))
           .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),
               Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples)
+          .withSeriesLimits(new io.inferlens.storage.SeriesLimits(maxSeries, maxSeriesPerMetric))
           .withQuery(new io.inferlens.analysis.promql.engine.EngineOptions(
               Units.parseDurationMs("--query.lookback-delta", queryLookbackDelta),
               queryMaxSamples, Units.parseDurationMs("--query.timeout", queryTimeout),

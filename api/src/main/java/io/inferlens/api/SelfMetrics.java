@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * {@code io.inferlens.ingest.RejectReason} keys, {@code rate_limited} included),
  * {@code inferlens_metadata_received_total}, {@code inferlens_metadata_rejected_total},
  * {@code inferlens_write_decode_seconds}, {@code inferlens_store_size_bytes},
- * {@code inferlens_store_series}, {@code inferlens_store_samples} (estimate),
+ * {@code inferlens_store_series}, {@code inferlens_store_active_series},
+ * {@code inferlens_store_samples} (estimate),
  * {@code inferlens_store_head_samples}, {@code inferlens_read_requests_total{type,code}}, RocksDB's
  * figures summed over all column families ({@code inferlens_rocksdb_live_sst_bytes},
  * {@code inferlens_rocksdb_memtable_bytes}, {@code inferlens_rocksdb_block_cache_usage_bytes},
@@ -72,6 +73,9 @@ public final class SelfMetrics implements AutoCloseable {
         .baseUnit("bytes").description("Bytes of the data directory on disk").register(registry);
     Gauge.builder("inferlens.store.series", store, SelfMetrics::seriesCount)
         .description("Series in the index").register(registry);
+    Gauge.builder("inferlens.store.active.series", store, StoreStats::activeSeriesCount)
+        .description("Series with a sample received in the last hour, which --limits.max-series"
+            + " and --limits.max-series-per-metric count").register(registry);
     Gauge.builder("inferlens.store.samples", store, SelfMetrics::sampleCount)
         .description("Raw samples stored (head and chunks), an estimate").register(registry);
     Gauge.builder("inferlens.store.head.samples", store, StoreStats::headSampleCount)
@@ -171,7 +175,8 @@ public final class SelfMetrics implements AutoCloseable {
   }
 
   /**
-   * @param reason a rejection reason key such as {@code too_old} or {@code conflict}
+   * @param reason a rejection reason key such as {@code too_old}, {@code conflict} or
+   *     {@code series_per_metric_limit} ({@code io.inferlens.ingest.RejectReason})
    * @param samples number of samples rejected for it
    */
   public void rejected(String reason, long samples) {

@@ -5,6 +5,7 @@ import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.analysis.target.TargetConfig;
 import io.inferlens.ingest.IngestionRate;
 import io.inferlens.ingest.LabelLimits;
+import io.inferlens.storage.SeriesLimits;
 import io.inferlens.storage.StoreOptions;
 import io.inferlens.analysis.promql.engine.EngineOptions;
 import java.nio.file.Path;
@@ -39,6 +40,10 @@ import java.nio.file.Path;
  * @param query the PromQL engine's limits ({@code --query.*} flags, Prometheus's defaults)
  * @param alerting the Alertmanagers incidents are sent to, external labels, resend delay and
  *     the external URL of alert links (default: none, Prometheus's defaults)
+ * @param web TLS, basic authentication and the admin endpoints ({@code --web.config.file},
+ *     {@code --web.enable-admin-api}; default: plain HTTP, no authentication, admin off)
+ * @param seriesLimits {@code --limits.max-series} and {@code --limits.max-series-per-metric}
+ *     (default {@link SeriesLimits#DEFAULTS}; the store enforces them)
  * @param labelLimits per-series label limits and the name rule of remote write
  *     ({@code --limits.max-label-*}, {@code --limits.max-metric-name-length},
  *     {@code --allow-utf8-names}; default {@link LabelLimits#defaults()}, Mimir's)
@@ -64,6 +69,8 @@ public record ServerConfig(
     int headMaxSamples,
     EngineOptions query,
     AlertingConfig alerting,
+    WebOptions web,
+    SeriesLimits seriesLimits,
     LabelLimits labelLimits,
     IngestionRate ingestionRate) {
 
@@ -71,6 +78,8 @@ public record ServerConfig(
   public ServerConfig {
     java.util.Objects.requireNonNull(query, "query");
     java.util.Objects.requireNonNull(alerting, "alerting");
+    java.util.Objects.requireNonNull(web, "web");
+    java.util.Objects.requireNonNull(seriesLimits, "seriesLimits");
     java.util.Objects.requireNonNull(labelLimits, "labelLimits");
     java.util.Objects.requireNonNull(ingestionRate, "ingestionRate");
     if (maxReadSeries < 1 || maxReadBytes < 1) {
@@ -108,8 +117,8 @@ public record ServerConfig(
         catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
-        EngineOptions.DEFAULTS, AlertingConfig.none(null), LabelLimits.defaults(),
-        IngestionRate.OFF);
+        EngineOptions.DEFAULTS, AlertingConfig.none(null), WebOptions.DEFAULTS,
+        SeriesLimits.DEFAULTS, LabelLimits.defaults(), IngestionRate.OFF);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -135,6 +144,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web, seriesLimits,
         labelLimits, ingestionRate);
   }
 
@@ -146,7 +156,8 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery,
-        alerting, labelLimits, ingestionRate);
+        alerting, web, seriesLimits,
+        labelLimits, ingestionRate);
   }
 
   /**
@@ -158,6 +169,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web, seriesLimits,
         labelLimits, ingestionRate);
   }
 
@@ -169,19 +181,20 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web, seriesLimits,
         labelLimits, ingestionRate);
   }
 
   /**
-   * @param newLabelLimits per-series label limits and the name rule of remote write
-   * @param newIngestionRate the ingestion rate limit over all writes
-   * @return a copy with these write limits
+   * @param newWeb TLS, basic authentication and the admin endpoints
+   * @return a copy using them
    */
-  public ServerConfig withWriteLimits(LabelLimits newLabelLimits, IngestionRate newIngestionRate) {
+  public ServerConfig withWeb(WebOptions newWeb) {
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        newLabelLimits, newIngestionRate);
+        newWeb, seriesLimits,
+        labelLimits, ingestionRate);
   }
 
   /** The evaluator's default interval, 15 s as Prometheus's {@code evaluation_interval}. */
@@ -195,6 +208,7 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, ms,
         rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web, seriesLimits,
         labelLimits, ingestionRate);
   }
 
@@ -206,7 +220,8 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
-        newAlerting, labelLimits, ingestionRate);
+        newAlerting, web, seriesLimits,
+        labelLimits, ingestionRate);
   }
 
   /**
@@ -219,7 +234,32 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting,
+        web, seriesLimits,
         labelLimits, ingestionRate);
+  }
+
+  /**
+   * @param newSeriesLimits the active-series limits
+   * @return a copy enforcing them
+   */
+  public ServerConfig withSeriesLimits(SeriesLimits newSeriesLimits) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web, newSeriesLimits,
+        labelLimits, ingestionRate);
+  }
+
+  /**
+   * @param newLabelLimits per-series label limits and the name rule of remote write
+   * @param newIngestionRate the ingestion rate limit over all writes
+   * @return a copy with these write limits
+   */
+  public ServerConfig withWriteLimits(LabelLimits newLabelLimits, IngestionRate newIngestionRate) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web, seriesLimits, newLabelLimits, newIngestionRate);
   }
 
   /**
@@ -228,7 +268,7 @@ public record ServerConfig(
    */
   public StoreOptions storeOptions() {
     return new StoreOptions(dataDir, retentionMs, walSync, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, headMaxSamples);
+        rollup1hRetentionMs, headMaxSamples, seriesLimits);
   }
 
   /** Default retention: 30 days in milliseconds. */

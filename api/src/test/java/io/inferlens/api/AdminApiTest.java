@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The admin flush and compact endpoints and the RocksDB gauges, through a real server on a
- * loopback port with a real RocksDB store.
+ * The admin flush and compact endpoints (on with {@code --web.enable-admin-api}) and the RocksDB
+ * gauges, through a real server on a loopback port with a real RocksDB store.
  */
 class AdminApiTest {
 
@@ -41,7 +41,8 @@ class AdminApiTest {
   @BeforeEach
   void start() throws Exception {
     server = InferLensServer.start(
-        ServerConfig.forTests(dir.resolve("data")).withBlockCacheBytes(8L << 20),
+        ServerConfig.forTests(dir.resolve("data")).withBlockCacheBytes(8L << 20)
+            .withWeb(WebOptions.DEFAULTS.withAdminApi(true)),
         Clock.systemUTC());
     base = URI.create("http://127.0.0.1:" + server.port());
   }
@@ -122,6 +123,22 @@ class AdminApiTest {
 
     assertThat(storedSamples()).isEqualTo(written + 1);
     assertThat(server.store().sampleCountEstimate()).isEqualTo(written + 1);
+  }
+
+  @Test
+  void withoutTheFlagTheyAnswerPrometheusAdminApisDisabled() throws Exception {
+    try (InferLensServer off = InferLensServer.start(ServerConfig.forTests(dir.resolve("off")),
+        Clock.systemUTC())) {
+      URI offBase = URI.create("http://127.0.0.1:" + off.port());
+      for (String op : List.of("flush", "compact")) {
+        HttpResponse<String> r = post(offBase.resolve("/api/v1/admin/" + op), new byte[0], null,
+            null);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(403);
+        assertThat(JSON.readTree(r.body()).path("error").asText())
+            .isEqualTo("admin APIs disabled");
+        assertThat(JSON.readTree(r.body()).path("errorType").asText()).isEqualTo("forbidden");
+      }
+    }
   }
 
   @Test

@@ -47,7 +47,7 @@ class ErrorMappingTest {
       assertThat(ErrorMapping.errorType(k)).matches("[a-z_]+");
       errorTypes.add(ErrorMapping.errorType(k));
     }
-    assertThat(statuses).containsExactlyInAnyOrder(400, 404, 405, 413, 415, 422, 429, 500,
+    assertThat(statuses).containsExactlyInAnyOrder(400, 403, 404, 405, 413, 415, 422, 429, 500,
         503);
     // 400 and 415 share bad_data, as Prometheus; 503 is unavailable, timeout or canceled
     assertThat(errorTypes).hasSize(ErrorMapping.Kind.values().length - 1);
@@ -55,6 +55,7 @@ class ErrorMappingTest {
     assertThat(ErrorMapping.status(ErrorMapping.Kind.EXECUTION).code()).isEqualTo(422);
     assertThat(ErrorMapping.errorType(ErrorMapping.Kind.TIMEOUT)).isEqualTo("timeout");
     assertThat(ErrorMapping.status(ErrorMapping.Kind.NOT_FOUND).code()).isEqualTo(404);
+    assertThat(ErrorMapping.status(ErrorMapping.Kind.FORBIDDEN).code()).isEqualTo(403);
     Set<ErrorMapping.Kind> fromIngest = EnumSet.noneOf(ErrorMapping.Kind.class);
     for (IngestException.Kind k : IngestException.Kind.values()) {
       fromIngest.add(ErrorMapping.kind(k));

@@ -25,6 +25,17 @@ public enum RejectReason {
   TOO_FAR_IN_FUTURE("too_far_in_future"),
   /** The series carries native histogram samples, which are not supported yet. */
   NATIVE_HISTOGRAM("native_histogram"),
+  /**
+   * The store refused the series: it would have become active over
+   * {@code --limits.max-series} ({@link io.inferlens.storage.SeriesLimits#maxSeries()}).
+   */
+  SERIES_LIMIT("series_limit"),
+  /**
+   * The store refused the series: its metric name would have had more active series than
+   * {@code --limits.max-series-per-metric}
+   * ({@link io.inferlens.storage.SeriesLimits#maxSeriesPerMetric()}).
+   */
+  SERIES_PER_METRIC_LIMIT("series_per_metric_limit"),
   /** The store refused the sample: another value is already stored at its timestamp. */
   CONFLICT("conflict"),
   /** More labels than {@link LabelLimits#maxLabelNamesPerSeries()}. */
@@ -46,6 +57,15 @@ public enum RejectReason {
 
   RejectReason(String key) {
     this.key = key;
+  }
+
+  /**
+   * @param limit a series limit of the store
+   * @return the reason its refusals are counted under
+   */
+  public static RejectReason of(io.inferlens.storage.SeriesLimits.Kind limit) {
+    return limit == io.inferlens.storage.SeriesLimits.Kind.MAX_SERIES
+        ? SERIES_LIMIT : SERIES_PER_METRIC_LIMIT;
   }
 
   /** @return the snake_case key used in maps, logs and metrics */

@@ -89,10 +89,25 @@ public final class RemoteWriteHandler {
     if (appended.rejectedCount() > 0) {
       rejected.merge(RejectReason.CONFLICT.key(), appended.rejectedCount(), Long::sum);
     }
+    List<AppendResult.LimitRefusal> limited = appended.limitRefusals();
+    for (AppendResult.LimitRefusal r : limited) {
+      rejected.merge(RejectReason.of(r.limit()).key(), r.samples(), Long::sum);
+    }
     String first = decoded.firstError();
     long moreSeries = Math.max(0, decoded.seriesRejected() - 1);
     long moreSamples = appended.rejectedCount();
     long moreMetadata = decoded.metadataRejected();
+    int limitedShown = 0;
+    if (first == null && !limited.isEmpty()) {
+      first = limited.get(0).message();
+      limitedShown = 1;
+    }
+    List<String> moreLimited = new java.util.ArrayList<>(limited.size());
+    for (AppendResult.LimitRefusal r : limited.subList(limitedShown, limited.size())) {
+      moreLimited.add(r.series() + " new series (" + r.samples()
+          + (r.samples() == 1 ? " sample" : " samples") + ") over " + r.limit().flag() + "="
+          + r.limitValue() + ", the first of metric \"" + r.firstMetric() + "\"");
+    }
     if (first == null && appended.rejectedCount() > 0) {
       first = appended.rejections().isEmpty()
           ? appended.rejectedCount() + " samples conflict with stored samples"
@@ -106,22 +121,25 @@ public final class RemoteWriteHandler {
       moreMetadata--;
     }
     String message = first == null ? null
-        : first + alsoRefused(moreSeries, moreSamples, moreMetadata, firstIsMetadata);
+        : first + alsoRefused(moreSeries, moreLimited, moreSamples, moreMetadata,
+            firstIsMetadata);
     return new WriteOutcome(message == null, message, appended.samplesAppended(),
         appended.samplesDuplicate(), appended.seriesCreated(), rejected, decoded.metadataCount(),
         decoded.metadataRejected(), familiesChanged);
   }
 
   /**
-   * @return "" when nothing more was refused, else e.g. "; also refused: 2 more series, 1 more
+   * @return "" when nothing more was refused, else e.g. "; also refused: 2 more series, 3 new
+   *     series (3 samples) over --limits.max-series=1000, the first of metric "x", 1 more
    *     sample conflicting with a stored sample (counts by reason: …)"
    */
-  private static String alsoRefused(long moreSeries, long moreSamples, long moreMetadata,
-      boolean firstIsMetadata) {
-    List<String> parts = new java.util.ArrayList<>(3);
+  private static String alsoRefused(long moreSeries, List<String> moreLimited, long moreSamples,
+      long moreMetadata, boolean firstIsMetadata) {
+    List<String> parts = new java.util.ArrayList<>(3 + moreLimited.size());
     if (moreSeries > 0) {
       parts.add(moreSeries + " more series");
     }
+    parts.addAll(moreLimited);
     if (moreSamples > 0) {
       parts.add(moreSamples + (moreSamples == 1
           ? " more sample conflicting with a stored sample"
@@ -134,7 +152,7 @@ public final class RemoteWriteHandler {
     if (parts.isEmpty()) {
       return "";
     }
-    boolean samples = moreSeries > 0 || moreSamples > 0;
+    boolean samples = moreSeries > 0 || moreSamples > 0 || !moreLimited.isEmpty();
     String counts = samples && moreMetadata > 0
         ? "counts by reason: inferlens_samples_rejected_total; metadata:"
             + " inferlens_metadata_rejected_total"

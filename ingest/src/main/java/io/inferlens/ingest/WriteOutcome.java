@@ -12,14 +12,17 @@ import java.util.Map;
  *
  * @param ok whether no series, sample or metadata entry was rejected
  * @param errorMessage null when {@code ok}; otherwise the first error in full (a series' before
- *     a metadata entry's), naming the series or entry and the numbers, followed by "; also
- *     refused: N more series, M more samples conflicting with stored samples, K metadata entries
- *     (counts by reason: …)" when there were more
+ *     a metadata entry's; a decoding error before a series limit's refusal before a conflict),
+ *     naming the series or entry and the numbers, followed by "; also refused: N more series,
+ *     S new series (S samples) over --limits.max-series=V, the first of metric "x", M more
+ *     samples conflicting with stored samples, K metadata entries (counts by reason: …)" when
+ *     there were more
  * @param samplesAppended samples newly stored (durable), ≥ 0
  * @param samplesDuplicate samples identical to stored ones (idempotent retries), ≥ 0
  * @param seriesCreated series seen for the first time by the store, ≥ 0
  * @param rejectedByReason rejected sample counts keyed by {@link RejectReason#key()} (including
- *     {@code conflict} for store rejections); only reasons that occurred; unmodifiable
+ *     {@code conflict}, {@code series_limit} and {@code series_per_metric_limit} for the store's
+ *     refusals); only reasons that occurred; unmodifiable
  * @param metadataCount MetricMetadata messages in the request, valid or not, ≥ 0
  * @param metadataRejected metadata entries refused (they make {@code ok} false), ≥ 0
  * @param metadataFamiliesChanged metric families whose stored metadata changed, ≥ 0; 0 when the

@@ -102,8 +102,11 @@ final class HeadAppender {
    *
    * <p>Per sample: older than {@code now - retentionMs} → rejected; same timestamp and raw bits as
    * a stored sample or one earlier in this call → duplicate, stored once; same timestamp and
-   * different bits → rejected, the stored value kept; otherwise accepted. Series are created only
-   * when one of their samples is accepted; an empty label set is rejected. The accepted samples
+   * different bits → rejected, the stored value kept; otherwise accepted, unless its series is
+   * not active and {@link ActiveSeries#admit} refuses to make it active (a {@link SeriesLimits}
+   * limit): then all its samples of the call that would be accepted are refused, counted in an
+   * {@link AppendResult.LimitRefusal}. Series are created only when one of their samples is
+   * accepted; an empty label set is rejected. The accepted samples
    * (one head-log record) and new series of the call are written in one RocksDB batch with the
    * WAL (fsync per {@link StoreOptions#syncWal()}); the result returns after that write. At most
    * {@value #MAX_LISTED_REJECTIONS} rejections are listed; {@code rejectedCount} counts all.
@@ -151,6 +154,8 @@ final class HeadAppender {
   static final class Pending {
     SeriesRef ref;
     boolean created;
+    /** Whether this call makes the series active ({@link ActiveSeries#admit} reserved it). */
+    boolean activates;
     long[] ts = new long[4];
     long[] bits = new long[4];
     int n;
@@ -161,6 +166,7 @@ final class HeadAppender {
     Pending reset(SeriesRef ref, boolean created) {
       this.ref = ref;
       this.created = created;
+      activates = false;
       n = 0;
       maxTs = Long.MIN_VALUE;
       byTs = null;
@@ -216,6 +222,7 @@ final class HeadAppender {
     try {
       return appendLocked(writes, pending);
     } finally {
+      core.active.endCall();
       for (Pending p : pending) {
         p.ref.pending = null;
         p.ref = null;
@@ -245,11 +252,32 @@ final class HeadAppender {
     Map<LabelSet, Pending> newSeries;
     long duplicates;
     long newId;
+    /** Per {@link SeriesLimits.Kind} ordinal, what it refused; null until it refuses. */
+    final LimitTally[] limited = new LimitTally[SeriesLimits.Kind.values().length];
+    /** Series refused by a limit in this call (counted once each); null until one is. */
+    java.util.Set<LabelSet> refusedSeries;
 
     CallState(long nowMs, long horizonMs, long newId) {
       this.nowMs = nowMs;
       this.horizonMs = horizonMs;
       this.newId = newId;
+    }
+  }
+
+  /** What one limit refused in one call; becomes an {@link AppendResult.LimitRefusal}. */
+  private static final class LimitTally {
+    final SeriesLimits.Kind kind;
+    final LabelSet first;
+    final long activeCount;
+    final int order;
+    long series;
+    long samples;
+
+    LimitTally(SeriesLimits.Kind kind, LabelSet first, long activeCount, int order) {
+      this.kind = kind;
+      this.first = first;
+      this.activeCount = activeCount;
+      this.order = order;
     }
   }
 
@@ -272,6 +300,8 @@ final class HeadAppender {
           + " acknowledged: " + e.getMessage(), e);
     }
     long appended = writeLogRecord(pending, call.newId, firstNewId);
+    // Durable now: the call's activations count (a failed call's are dropped by endCall).
+    core.active.commitCall();
 
     // Durable now: publish new series, fill the head, raise the max timestamps.
     core.nextSeriesId = call.newId;
@@ -279,14 +309,35 @@ final class HeadAppender {
     long maxTs = Long.MIN_VALUE;
     for (int i = 0, n = pending.size(); i < n; i++) {
       Pending p = pending.get(i);
-      minTs = Math.min(minTs, fillHead(p));
+      minTs = Math.min(minTs, fillHead(p, nowMs));
       maxTs = Math.max(maxTs, p.maxTs);
     }
     if (appended > 0) {
       published(nowMs, appended, minTs, maxTs);
     }
     return new AppendResult(appended, call.duplicates, call.newId - firstNewId,
-        List.copyOf(call.rejections.listed), call.rejections.count);
+        List.copyOf(call.rejections.listed), call.rejections.count, limitRefusals(call));
+  }
+
+  /** @return the call's limit refusals, in the order each limit first refused a series */
+  private List<AppendResult.LimitRefusal> limitRefusals(CallState call) {
+    List<LimitTally> tallies = new ArrayList<>(2);
+    for (LimitTally t : call.limited) {
+      if (t != null) {
+        tallies.add(t);
+      }
+    }
+    if (tallies.isEmpty()) {
+      return List.of();
+    }
+    tallies.sort(java.util.Comparator.comparingInt(t -> t.order));
+    List<AppendResult.LimitRefusal> out = new ArrayList<>(tallies.size());
+    SeriesLimits limits = core.active.limits();
+    for (LimitTally t : tallies) {
+      out.add(new AppendResult.LimitRefusal(t.kind, limits.value(t.kind), t.first,
+          t.activeCount, t.series, t.samples));
+    }
+    return out;
   }
 
   /**
@@ -336,6 +387,7 @@ final class HeadAppender {
     }
     long[] tss = w.timestampsMs();
     long[] vbs = w.valueBits();
+    SeriesLimits.Kind refusedBy = null;
     for (int i = 0, n = w.count(); i < n; i++) {
       long ts = tss[i];
       long bits = vbs[i];
@@ -352,11 +404,49 @@ final class HeadAppender {
         continue;
       }
       if (p == null) {
+        if (refusedBy == null && (known == null || !known.active)) {
+          refusedBy = admit(call, labels);
+        }
+        if (refusedBy != null) {
+          call.limited[refusedBy.ordinal()].samples++;
+          continue;
+        }
+        boolean activates = known == null || !known.active;
         p = startPending(call, pending, known, labels);
+        p.activates = activates;
         known = p.ref;
       }
       p.add(ts, bits);
     }
+  }
+
+  /**
+   * Asks {@link ActiveSeries} whether a series that is not active may become active in this
+   * call, and tallies a refusal.
+   *
+   * @return null when admitted, else the limit that refused it
+   */
+  private SeriesLimits.Kind admit(CallState call, LabelSet labels) {
+    SeriesLimits.Kind kind = core.active.admit(labels);
+    if (kind == null) {
+      return null;
+    }
+    LimitTally t = call.limited[kind.ordinal()];
+    if (t == null) {
+      int order = 0;
+      for (LimitTally other : call.limited) {
+        order += other != null ? 1 : 0;
+      }
+      t = new LimitTally(kind, labels, core.active.activeFor(kind, labels), order);
+      call.limited[kind.ordinal()] = t;
+    }
+    if (call.refusedSeries == null) {
+      call.refusedSeries = new java.util.HashSet<>();
+    }
+    if (call.refusedSeries.add(labels)) {
+      t.series++;
+    }
+    return kind;
   }
 
   /** Rejects a sample of a label-less series or outside the accepted time range. */
@@ -479,12 +569,13 @@ final class HeadAppender {
   }
 
   /**
-   * Moves one durable {@link Pending} into its series' head, widens its bounds and publishes a
-   * new series in the index.
+   * Moves one durable {@link Pending} into its series' head, widens its bounds, marks it
+   * appended at {@code nowMs} (active if the call admitted it) and publishes a new series in the
+   * index.
    *
    * @return the smallest timestamp added, ms
    */
-  private long fillHead(Pending p) {
+  private long fillHead(Pending p, long nowMs) {
     SeriesRef ref = p.ref;
     long pMin = Long.MAX_VALUE;
     long[] ts = p.ts;
@@ -501,6 +592,10 @@ final class HeadAppender {
       }
     }
     ref.widenBounds(pMin, p.maxTs);
+    ref.lastAppendMs = nowMs;
+    if (p.activates) {
+      ref.active = true;
+    }
     if (p.maxTs > ref.maxTimestampMs) {
       ref.maxTimestampMs = p.maxTs;
     }

@@ -32,6 +32,11 @@ final class Keys {
 
   /** Meta key of the format version; value is a 4-byte big-endian int. */
   static final byte[] META_FORMAT_VERSION = ascii("format_version");
+  /**
+   * Meta key that is never stored: {@link TimeSeriesStore#probeWrite()} deletes it, a write that
+   * leaves nothing but a tombstone.
+   */
+  static final byte[] META_WRITE_PROBE = ascii("write_probe");
   /** Meta key of the next series id to assign; value is 8-byte big-endian. */
   static final byte[] META_NEXT_SERIES_ID = ascii("next_series_id");
 

@@ -57,6 +57,14 @@ final class Postings {
   }
 
   /**
+   * @return every label name → its values in UTF-8 order → ids; a read-only view, valid under
+   *     the index's lock
+   */
+  Map<String, NavigableMap<String, IdList>> byName() {
+    return Collections.unmodifiableMap(byName);
+  }
+
+  /**
    * A growable ascending list of series ids, kept as varint deltas (the first from 0): ids are
    * given out in increasing order, so the series sharing a label value are mostly near each
    * other and a delta takes one or two bytes instead of a {@code long}'s eight. On the
@@ -118,6 +126,28 @@ final class Postings {
         id += delta;
         out[at + i] = id;
       }
+    }
+
+    /** @return how many of the ids satisfy {@code p}, decoding without allocating */
+    int count(java.util.function.LongPredicate p) {
+      long id = 0;
+      int at = 0;
+      int n = 0;
+      for (int i = 0; i < size; i++) {
+        long delta = 0;
+        int shift = 0;
+        byte b;
+        do {
+          b = bytes[at++];
+          delta |= (long) (b & 0x7F) << shift;
+          shift += 7;
+        } while (b < 0);
+        id += delta;
+        if (p.test(id)) {
+          n++;
+        }
+      }
+      return n;
     }
 
     /** @return how many ids the list holds */

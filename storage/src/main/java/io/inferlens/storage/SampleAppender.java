@@ -10,8 +10,9 @@ import java.util.List;
  * {@link AppendResult#samplesAppended()} is in RocksDB with its WAL record written, so it
  * survives a crash of this process. Samples may be in any order within the retention window;
  * exact duplicates (same series, timestamp and raw bits) are idempotent; a different value at a
- * stored timestamp is a {@link AppendResult.Rejection}, never an exception. Implementations are
- * thread safe.
+ * stored timestamp is a {@link AppendResult.Rejection}, and a series that would become active over
+ * a {@link SeriesLimits} limit an {@link AppendResult.LimitRefusal}, never an exception.
+ * Implementations are thread safe.
  */
 public interface SampleAppender {
 

@@ -27,6 +27,8 @@ final class SeriesIndex {
    */
   private SeriesRef[] byId = new SeriesRef[1024];
   private int size;
+  /** One past the highest slot of {@link #byId} in use. */
+  private int slotsUsed;
   private final Postings postings = new Postings();
 
   /** @return the series with exactly these labels, or null */
@@ -95,6 +97,7 @@ final class SeriesIndex {
       }
       place(byLabels, ref);
       byId[(int) slot] = ref;
+      slotsUsed = Math.max(slotsUsed, (int) slot + 1);
       size++;
     } finally {
       lock.writeLock().unlock();
@@ -132,6 +135,69 @@ final class SeriesIndex {
     lock.readLock().lock();
     try {
       return size;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Copies the series of id slots {@code [from, from + out.length)} into {@code out}, so a
+   * caller can walk every series in slices without holding the lock throughout.
+   *
+   * @param from the first slot (id minus {@link Keys#FIRST_SERIES_ID}), ≥ 0
+   * @param out where to copy; an entry is null for a slot without a series
+   * @return how many slots were copied; 0 once {@code from} is past the last series
+   */
+  int slice(int from, SeriesRef[] out) {
+    lock.readLock().lock();
+    try {
+      int n = Math.max(0, Math.min(out.length, slotsUsed - from));
+      if (n > 0) {
+        System.arraycopy(byId, from, out, 0, n);
+      }
+      return n;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /** What {@link #visitActive} reports. */
+  interface ActiveVisitor {
+    /**
+     * One label pair carried by at least one active series.
+     *
+     * @param name the label name
+     * @param value the label value
+     * @param activeSeries active series carrying it, ≥ 1
+     */
+    void pair(String name, String value, int activeSeries);
+  }
+
+  /**
+   * Walks the postings of the active series ({@link SeriesRef#active}) under the read lock:
+   * every label name in no particular order, and each of its values in UTF-8 order, with the
+   * number of active series carrying it. Costs one pass over every posting entry (series times
+   * labels), without allocating per series.
+   *
+   * @param visitor called per pair with at least one active series
+   */
+  void visitActive(ActiveVisitor visitor) {
+    lock.readLock().lock();
+    try {
+      java.util.function.LongPredicate isActive = id -> {
+        SeriesRef r = lookup(id);
+        return r != null && r.active;
+      };
+      for (Map.Entry<String, java.util.NavigableMap<String, Postings.IdList>> byName
+          : postings.byName().entrySet()) {
+        String name = byName.getKey();
+        for (Map.Entry<String, Postings.IdList> e : byName.getValue().entrySet()) {
+          int n = e.getValue().count(isActive);
+          if (n > 0) {
+            visitor.pair(name, e.getKey(), n);
+          }
+        }
+      }
     } finally {
       lock.readLock().unlock();
     }

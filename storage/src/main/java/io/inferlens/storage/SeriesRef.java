@@ -53,6 +53,17 @@ final class SeriesRef {
    */
   HeadAppender.Pending pending;
 
+  /**
+   * Whether the series counts as active for {@link SeriesLimits}: it was appended a sample within
+   * the last {@link SeriesLimits#ACTIVE_WINDOW_MS}. Written under the store's append lock by
+   * {@link ActiveSeries}; volatile so the status scan ({@link SeriesIndex#visitActive}) reads it
+   * without that lock.
+   */
+  volatile boolean active;
+
+  /** Clock ms of the last append that stored a sample of this series; under the append lock. */
+  long lastAppendMs = Long.MIN_VALUE;
+
   /** The index this ref was added to; null before. */
   volatile SeriesIndex owner;
 

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The store's background thread and its policy: a head flush when the head is full (requested by
  * the append path), old ({@link TimeSeriesStore#HEAD_MAX_AGE_MS}) or idle
- * ({@link TimeSeriesStore#IDLE_FLUSH_MS}), and finalization of closed windows, every 5 s.
+ * ({@link TimeSeriesStore#IDLE_FLUSH_MS}), finalization of closed windows, every 5 s, and the
+ * sweep that makes idle series inactive ({@link ActiveSeries#sweep}, once a minute).
  */
 final class StoreBackground implements HeadAppender.FlushRequester {
 
@@ -85,7 +86,8 @@ final class StoreBackground implements HeadAppender.FlushRequester {
 
   /**
    * The periodic background work (every 5 s; tests call it directly with a fake clock): flush a
-   * head that is old or idle, then finalize closed windows. When idle, windows are closed by the
+   * head that is old or idle, sweep idle series inactive (once a minute), then finalize closed
+   * windows. When idle, windows are closed by the
    * clock too, not only by the newest sample, so the last windows of a burst get finalized.
    */
   void backgroundTick() {
@@ -107,6 +109,7 @@ final class StoreBackground implements HeadAppender.FlushRequester {
       if (old || idle) {
         flusher.flushHead();
       }
+      core.active.sweep(core.clock.millis(), false);
       long now = core.clock.millis();
       boolean quiet = now - core.lastAppendMs >= IDLE_FLUSH_MS;
       int finalized = finalizer.finalizeWindows(false, quiet);

@@ -27,6 +27,8 @@ final class StoreCore {
    */
   final Map<org.rocksdb.ColumnFamilyHandle, Long> rewrittenRecords = new ConcurrentHashMap<>();
   final CopyOnWriteArrayList<Querier.AppendListener> listeners = new CopyOnWriteArrayList<>();
+  /** Active series counts and the series limits; see its class for the locking. */
+  final ActiveSeries active;
 
   /** Next series id to assign; guarded by the append lock. */
   long nextSeriesId;
@@ -70,6 +72,7 @@ final class StoreCore {
     this.options = options;
     this.clock = clock;
     this.rocks = rocks;
+    this.active = new ActiveSeries(options.seriesLimits(), index, locks.append);
   }
 
   /** @throws StorageException if the store is closed */

@@ -26,6 +26,8 @@ import java.util.Objects;
  *     head keeps samples compressed ({@code HeadBuffer}): about 5 bytes per sample on the
  *     bench's vLLM/DCGM series (at most about 19) plus about 100 bytes per series in the head,
  *     so the default 2 M costs about 10 MiB beside the per-series objects
+ * @param seriesLimits the active-series limits the append path enforces (default
+ *     {@link SeriesLimits#DEFAULTS}); not null
  */
 public record StoreOptions(
     Path dataDir,
@@ -34,7 +36,8 @@ public record StoreOptions(
     long blockCacheBytes,
     long rollup5mRetentionMs,
     long rollup1hRetentionMs,
-    int headMaxSamples) {
+    int headMaxSamples,
+    SeriesLimits seriesLimits) {
 
   /** Default retention: 30 days in milliseconds. */
   public static final long DEFAULT_RETENTION_MS = 30L * 24 * 60 * 60 * 1000;
@@ -66,12 +69,14 @@ public record StoreOptions(
    * @param rollup5mRetentionMs 5-minute rollup retention in milliseconds
    * @param rollup1hRetentionMs 1-hour rollup retention in milliseconds
    * @param headMaxSamples head flush threshold in samples
-   * @throws NullPointerException if {@code dataDir} is null
+   * @param seriesLimits the active-series limits
+   * @throws NullPointerException if {@code dataDir} or {@code seriesLimits} is null
    * @throws IllegalArgumentException if a retention is &le; 0, {@code blockCacheBytes} &lt; 0 or
    *     {@code headMaxSamples} &lt; 1
    */
   public StoreOptions {
     Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(seriesLimits, "seriesLimits");
     if (retentionMs <= 0) {
       throw new IllegalArgumentException("retentionMs must be > 0, got " + retentionMs);
     }
@@ -89,6 +94,24 @@ public record StoreOptions(
     if (headMaxSamples < 1) {
       throw new IllegalArgumentException("headMaxSamples must be >= 1, got " + headMaxSamples);
     }
+  }
+
+  /**
+   * The first seven options with the default series limits.
+   *
+   * @param dataDir the data directory
+   * @param retentionMs retention in milliseconds, &gt; 0
+   * @param syncWal whether each append waits for a WAL fsync
+   * @param blockCacheBytes block cache size in bytes, &ge; 0
+   * @param rollup5mRetentionMs 5-minute rollup retention in milliseconds, &gt; 0
+   * @param rollup1hRetentionMs 1-hour rollup retention in milliseconds, &gt; 0
+   * @param headMaxSamples head flush threshold in samples, &ge; 1
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long blockCacheBytes,
+      long rollup5mRetentionMs, long rollup1hRetentionMs, int headMaxSamples) {
+    this(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
+        rollup1hRetentionMs, headMaxSamples, SeriesLimits.DEFAULTS);
   }
 
   /**
@@ -120,7 +143,7 @@ public record StoreOptions(
    */
   public StoreOptions withRollupRetentionMs(long fiveMinuteMs, long oneHourMs) {
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, fiveMinuteMs,
-        oneHourMs, headMaxSamples);
+        oneHourMs, headMaxSamples, seriesLimits);
   }
 
   /**
@@ -129,7 +152,7 @@ public record StoreOptions(
    */
   public StoreOptions withHeadMaxSamples(int samples) {
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, samples);
+        rollup1hRetentionMs, samples, seriesLimits);
   }
 
   /**
@@ -138,7 +161,7 @@ public record StoreOptions(
    */
   public StoreOptions withRetentionMs(long newRetentionMs) {
     return new StoreOptions(dataDir, newRetentionMs, syncWal, blockCacheBytes,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits);
   }
 
   /**
@@ -147,7 +170,7 @@ public record StoreOptions(
    */
   public StoreOptions withSyncWal(boolean newSyncWal) {
     return new StoreOptions(dataDir, retentionMs, newSyncWal, blockCacheBytes,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits);
   }
 
   /**
@@ -156,6 +179,15 @@ public record StoreOptions(
    */
   public StoreOptions withBlockCacheBytes(long newBlockCacheBytes) {
     return new StoreOptions(dataDir, retentionMs, syncWal, newBlockCacheBytes,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits);
+  }
+
+  /**
+   * @param limits the active-series limits, not null
+   * @return a copy enforcing them
+   */
+  public StoreOptions withSeriesLimits(SeriesLimits limits) {
+    return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
+        rollup1hRetentionMs, headMaxSamples, limits);
   }
 }

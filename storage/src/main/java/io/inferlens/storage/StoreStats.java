@@ -16,6 +16,24 @@ public interface StoreStats {
   long seriesCount() throws StorageException;
 
   /**
+   * @return active series (a sample appended within {@link SeriesLimits#ACTIVE_WINDOW_MS}), the
+   *     count {@link SeriesLimits#maxSeries()} limits; never throws
+   */
+  long activeSeriesCount();
+
+  /**
+   * Cardinality statistics of the active series in Prometheus's {@code TSDBStatus} shape. Walks
+   * every posting entry (series × labels) under the index's read lock, so new series wait for
+   * it (about a second at a million series); for a status page, not for a gauge.
+   *
+   * @param limit entries per top list, ≥ 1
+   * @return the statistics
+   * @throws IllegalArgumentException if {@code limit} &lt; 1
+   * @throws StorageException if the store is closed
+   */
+  TsdbStatus tsdbStatus(int limit) throws StorageException;
+
+  /**
    * @return stored raw samples (head plus chunk partitions kept), an estimate: a crash between a
    *     flush and its log truncation counts replayed samples twice until finalization
    * @throws StorageException if the store is closed

@@ -107,11 +107,15 @@ public final class TimeSeriesStore
   private final JournalStore journal;
   private final Retention retention;
   private final StoreMaintenance maintenance;
+  private final WriteHealth health;
+  private final CardinalityStats cardinality;
   /** The background thread; package-private so tests run its tick with a fake clock. */
   final StoreBackground background;
 
-  private TimeSeriesStore(StoreOptions options, Clock clock, RocksHandles rocks) {
+  private TimeSeriesStore(StoreOptions options, Clock clock, RocksHandles rocks,
+      WriteHealth health) {
     this.core = new StoreCore(options, clock, rocks);
+    this.health = health;
     this.flusher = new HeadFlusher(core);
     this.maintenance = new StoreMaintenance(core);
     this.finalizer = new WindowFinalizer(core);
@@ -122,6 +126,7 @@ public final class TimeSeriesStore
     this.metadata = new MetadataStore(core);
     this.journal = new JournalStore(core);
     this.retention = new Retention(core);
+    this.cardinality = new CardinalityStats(core);
   }
 
   /**
@@ -168,15 +173,18 @@ public final class TimeSeriesStore
       throw new StorageException("cannot create data directory " + dir + ": " + e, e);
     }
     RocksHandles rocks;
+    // Outermost, so it sees what the store sees, injected failures included.
+    WriteHealth health = new WriteHealth(clock);
     try {
-      rocks = RocksHandles.open(options, wrap);
+      rocks = RocksHandles.open(options, real -> health.track(wrap.apply(real)));
     } catch (RocksDBException e) {
       throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
     }
-    TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks);
+    TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks, health);
     long startNs = System.nanoTime();
     try {
       new HeadReplay(store.core).load();
+      store.core.active.loadFromHead(clock.millis());
       store.metadata.load();
     } catch (StorageException | RuntimeException e) {
       store.background.shutdown();
@@ -199,6 +207,39 @@ public final class TimeSeriesStore
   /** @return the options the store was opened with */
   public StoreOptions options() {
     return core.options;
+  }
+
+  /**
+   * @return whether the store can write: the outcome of its most recent RocksDB write or
+   *     memtable flush, see {@link WriteHealth}
+   */
+  public WriteHealth writeHealth() {
+    return health;
+  }
+
+  /**
+   * Writes one tiny batch through the same path as appends (RocksDB's WAL and memtable, synced
+   * as {@code --wal-sync} says): a delete of the {@code meta} key {@code write_probe}, which no
+   * record ever holds, so nothing is stored but a tombstone compaction drops. Its outcome updates
+   * {@link #writeHealth()} as any write does; readiness calls it while the store cannot write,
+   * to see it recover without a sender's write.
+   *
+   * @throws StorageException if the write fails (e.g. the disk is still full) or the store is
+   *     closed
+   */
+  public void probeWrite() throws StorageException {
+    core.locks.lifecycle.readLock().lock();
+    try {
+      core.ensureOpen();
+      try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
+        batch.delete(core.rocks.meta, Keys.META_WRITE_PROBE);
+        core.rocks.db.write(core.rocks.writeOptions, batch);
+      } catch (RocksDBException e) {
+        throw new StorageException("probe write failed: " + e.getMessage(), e);
+      }
+    } finally {
+      core.locks.lifecycle.readLock().unlock();
+    }
   }
 
   /** @return this store's read side, for code that should not see writes or the lifecycle */
@@ -297,6 +338,17 @@ public final class TimeSeriesStore
   @Override
   public long seriesCount() throws StorageException {
     return maintenance.seriesCount();
+  }
+
+  @Override
+  public long activeSeriesCount() {
+    return core.active.count();
+  }
+
+  @Override
+  public TsdbStatus tsdbStatus(int limit) throws StorageException {
+    core.ensureOpen();
+    return cardinality.compute(limit);
   }
 
   @Override

@@ -171,6 +171,47 @@ class FaultInjectionTest extends StoreTestBase {
   }
 
   @Test
+  void writeHealthFollowsTheLastWriteAndTheProbeSeesRecovery() throws Exception {
+    try (TimeSeriesStore store = openFailing()) {
+      assertThat(store.writeHealth().failure()).as("no write failed yet").isNull();
+      store.append(List.of(series("a", T, 10)));
+      assertThat(store.writeHealth().failure()).isNull();
+
+      facade.failWrites = true;
+      assertThatThrownBy(() -> store.append(List.of(series("a", T + 150_000, 5))))
+          .isInstanceOf(StorageException.class);
+      WriteHealth.Failure first = store.writeHealth().failure();
+      assertThat(first).isNotNull();
+      assertThat(first.message()).contains("No space left on device");
+      assertThat(first.failures()).isPositive();
+      assertThat(first.sinceMs()).isEqualTo(clock.millis());
+
+      // The probe goes through the same facade: it fails while the disk is "full", and counts.
+      assertThatThrownBy(store::probeWrite).isInstanceOf(StorageException.class)
+          .hasMessageContaining("probe write failed")
+          .hasMessageContaining("No space left on device");
+      assertThat(store.writeHealth().failure().failures()).isGreaterThan(first.failures());
+      assertThat(store.writeHealth().failure().sinceMs()).isEqualTo(first.sinceMs());
+
+      facade.failWrites = false;
+      store.probeWrite();
+      assertThat(store.writeHealth().failure()).as("the probe's success clears it").isNull();
+
+      facade.failWrites = true;
+      assertThatThrownBy(store::probeWrite).isInstanceOf(StorageException.class);
+      facade.failWrites = false;
+      store.append(List.of(series("a", T + 150_000, 5)));
+      assertThat(store.writeHealth().failure()).as("an append's success clears it").isNull();
+      assertThat(timestamps(store, "a")).hasSize(15);
+    }
+    try (TimeSeriesStore store = open()) {
+      // The probe stores nothing: only the acknowledged samples are read back.
+      assertThat(timestamps(store, "a")).hasSize(15);
+      assertThat(store.seriesCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void locksTakenOutOfOrderFailUnderAssertions() {
     StoreLocks locks = new StoreLocks();
     locks.append.lock();

@@ -32,6 +32,7 @@ class FormatTest {
     assertThat(hex(Keys.META_LOG_FLOOR)).isEqualTo("686561645f6c6f675f666c6f6f72");
     assertThat(hex(Keys.META_FORMAT_VERSION)).isEqualTo("666f726d61745f76657273696f6e");
     assertThat(hex(Keys.META_NEXT_SERIES_ID)).isEqualTo("6e6578745f7365726965735f6964");
+    assertThat(hex(Keys.META_WRITE_PROBE)).isEqualTo("77726974655f70726f6265");
     assertThat(Keys.FIRST_SERIES_ID).isEqualTo(1);
   }
 

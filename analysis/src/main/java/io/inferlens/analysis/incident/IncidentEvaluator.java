@@ -118,6 +118,8 @@ public final class IncidentEvaluator {
   private final Map<String, TargetState> states = new LinkedHashMap<>();
   private final AtomicLong lateFromMs = new AtomicLong(Long.MAX_VALUE);
   private volatile long evaluatedToMs = Long.MIN_VALUE;
+  /** The oldest late sample being re-evaluated by the evaluation in progress, ms. */
+  private volatile long reevaluatingFromMs = Long.MAX_VALUE;
   private long lastDiscoveryMs = Long.MIN_VALUE;
   private long lastReevaluationMs = Long.MIN_VALUE;
   private List<Target> known = List.of();
@@ -153,6 +155,15 @@ public final class IncidentEvaluator {
     return journal;
   }
 
+  /**
+   * @return the oldest timestamp, ms, of samples that arrived after the evaluation had passed
+   *     them and are not re-evaluated yet (the journal may miss or keep incidents from there on),
+   *     or {@link Long#MAX_VALUE} when the journal is up to date with the store
+   */
+  public long staleFromMs() {
+    return Math.min(lateFromMs.get(), reevaluatingFromMs);
+  }
+
   /** @return the last step evaluated, ms; {@link Long#MIN_VALUE} before the first evaluation */
   public long evaluatedToMs() {
     return evaluatedToMs;
@@ -169,13 +180,15 @@ public final class IncidentEvaluator {
     long step = config.stepMs();
     long grace = engine.silenceGraceMs();
     long upTo = Math.floorDiv(now - grace, step) * step;
-    if (now - lastDiscoveryMs >= DISCOVERY_PERIOD_MS || known.isEmpty()) {
+    if (due(now, lastDiscoveryMs, DISCOVERY_PERIOD_MS) || known.isEmpty()) {
       known = engine.targets(upTo - DISCOVERY_WINDOW_MS, upTo);
       lastDiscoveryMs = now;
     }
     long late = Long.MAX_VALUE;
     if (lateFromMs.get() != Long.MAX_VALUE
-        && now - lastReevaluationMs >= REEVALUATE_MIN_INTERVAL_MS) {
+        && due(now, lastReevaluationMs, REEVALUATE_MIN_INTERVAL_MS)) {
+      // Still stale for readers until this evaluation has written the journal.
+      reevaluatingFromMs = lateFromMs.get();
       late = lateFromMs.getAndSet(Long.MAX_VALUE);
       lastReevaluationMs = now;
     }
@@ -238,7 +251,7 @@ public final class IncidentEvaluator {
       cover.put(st.target.id(), new long[] {st.coveredFromMs, upTo});
     }
     found.removeIf(d -> replacedModelGap(d, newestByInstance, modelLabel));
-    if (now - lastRegressionCheckMs >= REGRESSION_PERIOD_MS) {
+    if (due(now, lastRegressionCheckMs, REGRESSION_PERIOD_MS)) {
       regressions = versionRegressions(upTo, modelLabel);
       lastRegressionCheckMs = now;
     }
@@ -282,6 +295,7 @@ public final class IncidentEvaluator {
     }
     journal.setCoverage(cover);
     evaluatedToMs = upTo;
+    reevaluatingFromMs = Long.MAX_VALUE;
     int open = journal.openIncidents().size();
     if (listener != null) {
       List<Diagnosis> tell = new ArrayList<>();
@@ -294,6 +308,14 @@ public final class IncidentEvaluator {
       listener.evaluated(tell, now);
     }
     return new Cycle(upTo, states.size(), steps, boot, written, open);
+  }
+
+  /**
+   * Whether {@code periodMs} has passed since {@code lastMs} ({@link Long#MIN_VALUE}: never done).
+   * {@code now - Long.MIN_VALUE} overflows to a negative number, so "never" is tested apart.
+   */
+  private static boolean due(long nowMs, long lastMs, long periodMs) {
+    return lastMs == Long.MIN_VALUE || nowMs - lastMs >= periodMs;
   }
 
   /** How often instances serving several models are compared for a version regression, ms. */

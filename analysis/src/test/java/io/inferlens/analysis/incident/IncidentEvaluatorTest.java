@@ -188,6 +188,44 @@ class IncidentEvaluatorTest {
         List.of())).extracting(Diagnosis::id).containsExactly(all.get(0).id());
   }
 
+  /**
+   * A sender replays its WAL after an outage: the samples land in a range the journal already
+   * covers. Until the evaluator has re-evaluated them, the history evaluates that part on demand.
+   */
+  @Test
+  void lateSamplesInACoveredRangeAreEvaluatedOnDemandUntilReevaluated() throws Exception {
+    open();
+    // Healthy until the outage began 12 minutes ago (recent enough to be discovered).
+    SimulatedEngine a = saturatedFrom("a", T0 - 11 * 60_000L, T0 + HOUR);
+    a.write(store, T0 - 3 * HOUR, T0 - 12 * 60_000L);
+    run(T0 + 60_000L);
+    List<io.inferlens.analysis.target.Target> ts = engine.targets(T0 - 3 * HOUR, T0);
+    assertThat(ts).hasSize(1);
+    assertThat(journal.coverage(ts.get(0).id())).isNotNull();
+    assertThat(journal.list(T0 - 3 * HOUR, clock.ms, d -> d.cause() == Cause.CAPACITY_EXHAUSTED))
+        .isEmpty();
+    assertThat(evaluator.staleFromMs()).isEqualTo(Long.MAX_VALUE);
+
+    a.write(store, T0 - 12 * 60_000L, T0); // the replay, saturated from 11 minutes ago
+    assertThat(evaluator.staleFromMs()).isEqualTo(T0 - 12 * 60_000L);
+    DiagnosisHistory history = new DiagnosisHistory(engine, journal, evaluator::staleFromMs);
+    assertThat(history.diagnoses(T0 - 3 * HOUR, clock.ms, List.of()))
+        .extracting(Diagnosis::cause).contains(Cause.CAPACITY_EXHAUSTED);
+    // Without knowing the journal is stale, the journal's coverage hides the replayed fault.
+    assertThat(new DiagnosisHistory(engine, journal).diagnoses(T0 - 3 * HOUR, clock.ms,
+        List.of())).extracting(Diagnosis::cause).doesNotContain(Cause.CAPACITY_EXHAUSTED);
+
+    clock.ms += 15_000;
+    evaluator.evaluate();
+    assertThat(evaluator.staleFromMs()).isEqualTo(Long.MAX_VALUE);
+    List<Incident> saturated = journal.list(T0 - 3 * HOUR, clock.ms,
+        d -> d.cause() == Cause.CAPACITY_EXHAUSTED);
+    assertThat(saturated).hasSize(1);
+    assertThat(history.diagnoses(T0 - 3 * HOUR, clock.ms, List.of()))
+        .filteredOn(d -> d.cause() == Cause.CAPACITY_EXHAUSTED).extracting(Diagnosis::id)
+        .containsExactly(saturated.get(0).id());
+  }
+
   @Test
   void historyBeforeTheEvaluatorStartedIsEvaluatedOnDemand() throws Exception {
     open();

@@ -1,0 +1,106 @@
+package io.inferlens.storage;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.CompactRangeOptions;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * For the api module's tests: a real store whose RocksDB writes fail with a full disk's error
+ * while a flag is set, through the same {@link RocksFacade} seam as storage's
+ * {@code FaultInjectionTest} (this class lives in the storage package for that package-private
+ * seam; on the test class path the package spans both modules).
+ */
+public final class FailingStores {
+
+  private FailingStores() {}
+
+  /**
+   * @param options where and how
+   * @param clock the store's clock
+   * @param failWrites while true, every write batch and memtable flush fails with RocksDB's
+   *     {@code IO error: No space left on device}
+   * @return the open store
+   * @throws StorageException if it cannot be opened
+   */
+  public static TimeSeriesStore open(StoreOptions options, Clock clock, AtomicBoolean failWrites)
+      throws StorageException {
+    return TimeSeriesStore.open(options, clock, real -> new Full(real, failWrites));
+  }
+
+  /** Passes everything to the real database but writes and flushes while the disk is "full". */
+  private static final class Full implements RocksFacade {
+    private final RocksFacade real;
+    private final AtomicBoolean full;
+
+    Full(RocksFacade real, AtomicBoolean full) {
+      this.real = real;
+      this.full = full;
+    }
+
+    private void check() throws RocksDBException {
+      if (full.get()) {
+        throw new RocksDBException("IO error: No space left on device");
+      }
+    }
+
+    @Override
+    public byte[] get(ColumnFamilyHandle cf, byte[] key) throws RocksDBException {
+      return real.get(cf, key);
+    }
+
+    @Override
+    public void write(WriteOptions options, WriteBatch batch) throws RocksDBException {
+      check();
+      real.write(options, batch);
+    }
+
+    @Override
+    public RocksIterator newIterator(ColumnFamilyHandle cf) {
+      return real.newIterator(cf);
+    }
+
+    @Override
+    public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to)
+        throws RocksDBException {
+      real.compactRange(cf, from, to);
+    }
+
+    @Override
+    public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to,
+        CompactRangeOptions options) throws RocksDBException {
+      real.compactRange(cf, from, to, options);
+    }
+
+    @Override
+    public void flush(FlushOptions options, List<ColumnFamilyHandle> cfs)
+        throws RocksDBException {
+      check();
+      real.flush(options, cfs);
+    }
+
+    @Override
+    public long getLongProperty(ColumnFamilyHandle cf, String property)
+        throws RocksDBException {
+      return real.getLongProperty(cf, property);
+    }
+
+    @Override
+    public ColumnFamilyHandle createColumnFamily(ColumnFamilyDescriptor d)
+        throws RocksDBException {
+      return real.createColumnFamily(d);
+    }
+
+    @Override
+    public void dropColumnFamily(ColumnFamilyHandle cf) throws RocksDBException {
+      real.dropColumnFamily(cf);
+    }
+  }
+}
