@@ -3,12 +3,9 @@ package io.inferlens.storage;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -36,12 +33,11 @@ public final class FailingStores {
   }
 
   /** Passes everything to the real database but writes and flushes while the disk is "full". */
-  private static final class Full implements RocksFacade {
-    private final RocksFacade real;
+  private static final class Full extends ForwardingRocksFacade {
     private final AtomicBoolean full;
 
     Full(RocksFacade real, AtomicBoolean full) {
-      this.real = real;
+      super(real);
       this.full = full;
     }
 
@@ -52,55 +48,16 @@ public final class FailingStores {
     }
 
     @Override
-    public byte[] get(ColumnFamilyHandle cf, byte[] key) throws RocksDBException {
-      return real.get(cf, key);
-    }
-
-    @Override
     public void write(WriteOptions options, WriteBatch batch) throws RocksDBException {
       check();
-      real.write(options, batch);
-    }
-
-    @Override
-    public RocksIterator newIterator(ColumnFamilyHandle cf) {
-      return real.newIterator(cf);
-    }
-
-    @Override
-    public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to)
-        throws RocksDBException {
-      real.compactRange(cf, from, to);
-    }
-
-    @Override
-    public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to,
-        CompactRangeOptions options) throws RocksDBException {
-      real.compactRange(cf, from, to, options);
+      inner.write(options, batch);
     }
 
     @Override
     public void flush(FlushOptions options, List<ColumnFamilyHandle> cfs)
         throws RocksDBException {
       check();
-      real.flush(options, cfs);
-    }
-
-    @Override
-    public long getLongProperty(ColumnFamilyHandle cf, String property)
-        throws RocksDBException {
-      return real.getLongProperty(cf, property);
-    }
-
-    @Override
-    public ColumnFamilyHandle createColumnFamily(ColumnFamilyDescriptor d)
-        throws RocksDBException {
-      return real.createColumnFamily(d);
-    }
-
-    @Override
-    public void dropColumnFamily(ColumnFamilyHandle cf) throws RocksDBException {
-      real.dropColumnFamily(cf);
+      inner.flush(options, cfs);
     }
   }
 }

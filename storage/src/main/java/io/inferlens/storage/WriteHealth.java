@@ -2,12 +2,9 @@ package io.inferlens.storage;
 
 import java.time.Clock;
 import java.util.List;
-import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -66,12 +63,7 @@ public final class WriteHealth {
    * @return a facade that records the outcome of each {@code write} and {@code flush} here
    */
   RocksFacade track(RocksFacade inner) {
-    return new RocksFacade() {
-      @Override
-      public byte[] get(ColumnFamilyHandle cf, byte[] key) throws RocksDBException {
-        return inner.get(cf, key);
-      }
-
+    return new ForwardingRocksFacade(inner) {
       @Override
       public void write(WriteOptions options, WriteBatch batch) throws RocksDBException {
         try {
@@ -84,23 +76,6 @@ public final class WriteHealth {
       }
 
       @Override
-      public RocksIterator newIterator(ColumnFamilyHandle cf) {
-        return inner.newIterator(cf);
-      }
-
-      @Override
-      public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to)
-          throws RocksDBException {
-        inner.compactRange(cf, from, to);
-      }
-
-      @Override
-      public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to,
-          CompactRangeOptions options) throws RocksDBException {
-        inner.compactRange(cf, from, to, options);
-      }
-
-      @Override
       public void flush(FlushOptions options, List<ColumnFamilyHandle> cfs)
           throws RocksDBException {
         try {
@@ -110,23 +85,6 @@ public final class WriteHealth {
           throw e;
         }
         succeeded();
-      }
-
-      @Override
-      public long getLongProperty(ColumnFamilyHandle cf, String property)
-          throws RocksDBException {
-        return inner.getLongProperty(cf, property);
-      }
-
-      @Override
-      public ColumnFamilyHandle createColumnFamily(ColumnFamilyDescriptor descriptor)
-          throws RocksDBException {
-        return inner.createColumnFamily(descriptor);
-      }
-
-      @Override
-      public void dropColumnFamily(ColumnFamilyHandle cf) throws RocksDBException {
-        inner.dropColumnFamily(cf);
       }
     };
   }

@@ -6,12 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.rocksdb.ColumnFamilyDescriptor;
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.CompactRangeOptions;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -21,18 +16,12 @@ class FaultInjectionTest extends StoreTestBase {
   private static final long T = NOW_MS - 3 * 3_600_000L;
 
   /** Passes everything to the real database; {@code write} fails while {@link #failWrites}. */
-  static final class FailingFacade implements RocksFacade {
-    final RocksFacade real;
+  static final class FailingFacade extends ForwardingRocksFacade {
     volatile boolean failWrites;
     int failed;
 
     FailingFacade(RocksFacade real) {
-      this.real = real;
-    }
-
-    @Override
-    public byte[] get(ColumnFamilyHandle cf, byte[] key) throws RocksDBException {
-      return real.get(cf, key);
+      super(real);
     }
 
     @Override
@@ -41,47 +30,7 @@ class FaultInjectionTest extends StoreTestBase {
         failed++;
         throw new RocksDBException("IO error: No space left on device");
       }
-      real.write(options, batch);
-    }
-
-    @Override
-    public RocksIterator newIterator(ColumnFamilyHandle cf) {
-      return real.newIterator(cf);
-    }
-
-    @Override
-    public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to)
-        throws RocksDBException {
-      real.compactRange(cf, from, to);
-    }
-
-    @Override
-    public void compactRange(ColumnFamilyHandle cf, byte[] from, byte[] to,
-        CompactRangeOptions options) throws RocksDBException {
-      real.compactRange(cf, from, to, options);
-    }
-
-    @Override
-    public void flush(FlushOptions options, List<ColumnFamilyHandle> cfs)
-        throws RocksDBException {
-      real.flush(options, cfs);
-    }
-
-    @Override
-    public long getLongProperty(ColumnFamilyHandle cf, String property)
-        throws RocksDBException {
-      return real.getLongProperty(cf, property);
-    }
-
-    @Override
-    public ColumnFamilyHandle createColumnFamily(ColumnFamilyDescriptor d)
-        throws RocksDBException {
-      return real.createColumnFamily(d);
-    }
-
-    @Override
-    public void dropColumnFamily(ColumnFamilyHandle cf) throws RocksDBException {
-      real.dropColumnFamily(cf);
+      inner.write(options, batch);
     }
   }
 
