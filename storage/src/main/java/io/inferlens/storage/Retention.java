@@ -1,30 +1,9 @@
 package io.inferlens.storage;
 
-import io.inferlens.storage.chunk.ChunkCodec;
-import java.io.IOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.time.Clock;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.CompactRangeOptions;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
 
 /**
  * Retention: drops whole time partitions past their horizon (VictoriaMetrics drops whole
@@ -36,27 +15,18 @@ final class Retention {
 
   private final StoreCore core;
   private final StoreOptions options;
-  private final Clock clock;
   private final RocksHandles rocks;
   private final SeriesIndex index;
   private final ReentrantReadWriteLock lifecycle;
-  private final StoreLocks.RankedLock appendLock;
-  private final StoreLocks.RankedLock flushLock;
-  private final StoreLocks.RankedLock finalizeLock;
   private final WindowMarks unfinalized;
   private final Map<Long, AtomicLong> partitionSamples;
-  private static final System.Logger LOG = System.getLogger(TimeSeriesStore.class.getName());
 
   Retention(StoreCore core) {
     this.core = core;
     this.options = core.options;
-    this.clock = core.clock;
     this.rocks = core.rocks;
     this.index = core.index;
     this.lifecycle = core.locks.lifecycle;
-    this.appendLock = core.locks.append;
-    this.flushLock = core.locks.flush;
-    this.finalizeLock = core.locks.finalize;
     this.unfinalized = core.unfinalized;
     this.partitionSamples = core.partitionSamples;
   }
