@@ -66,7 +66,8 @@ class HaEndpointTest {
     try (InferLensServer s = InferLensServer.start(config, clock)) {
       URI at = URI.create("http://127.0.0.1:" + s.port());
 
-      HttpResponse<String> a1 = write(at, request(series(labels("ha_up", "c1", "a"), NOW - 3000, 1)));
+      HttpResponse<String> a1 =
+          write(at, request(series(labels("ha_up", "c1", "a"), NOW - 3000, 1)));
       assertThat(a1.statusCode()).as(a1.body()).isEqualTo(204);
       HttpResponse<String> b1 = write(at, request(series(labels("ha_up", "c1", "b"),
           new long[] {NOW - 2999, NOW - 2998}, new double[] {10, 11})));
@@ -91,7 +92,8 @@ class HaEndpointTest {
 
       // Exactly the failover timeout after a's last accepted write: b takes over.
       clock.ms += 1;
-      HttpResponse<String> b3 = write(at, request(series(labels("ha_up", "c1", "b"), NOW - 1000, 13)));
+      HttpResponse<String> b3 =
+          write(at, request(series(labels("ha_up", "c1", "b"), NOW - 1000, 13)));
       assertThat(b3.statusCode()).as(b3.body()).isEqualTo(204);
       assertThat(write(at, request(series(labels("ha_up", "c1", "a"), NOW - 999, 2)))
           .statusCode()).isEqualTo(202);

@@ -12,10 +12,10 @@ import java.util.Objects;
 
 /**
  * The HTTP-independent remote write 1.0 receiver: headers → snappy → decode and validate → HA
- * deduplication → ingestion rate limit → append → outcome. The api module calls {@link #handle} off the event
- * loop and maps the result to a status in one place: {@link IngestException.Kind} to
- * 400/413/415/429, {@link StorageException} to 5xx (retry), {@link WriteOutcome#ok()} false to
- * 400, true to 204.
+ * deduplication → ingestion rate limit → append → outcome. The api module calls {@link #handle}
+ * off the event loop and maps the result to a status in one place: {@link IngestException.Kind}
+ * to 400/413/415/429, {@link StorageException} to 5xx (retry), {@link WriteOutcome#ok()} false
+ * to 400, true to 204 (202 when {@link WriteOutcome#deduplicated()} is set).
  *
  * <p>Source: Prometheus remote write 1.0 specification
  * (https://prometheus.io/docs/specs/remote_write_spec/) and docs/DESIGN.md §2.

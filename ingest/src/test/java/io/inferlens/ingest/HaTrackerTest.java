@@ -27,7 +27,8 @@ class HaTrackerTest {
   @Test
   void firstWriterIsElectedAndTheOtherReplicaIsDropped() {
     assertThat(tracker.check("c1", "a", T0)).isEqualTo(new Decision(Outcome.ACCEPTED, "a"));
-    assertThat(tracker.check("c1", "b", T0 + 1)).isEqualTo(new Decision(Outcome.DEDUPLICATED, "a"));
+    assertThat(tracker.check("c1", "b", T0 + 1))
+        .isEqualTo(new Decision(Outcome.DEDUPLICATED, "a"));
     assertThat(tracker.check("c1", "a", T0 + 2)).isEqualTo(new Decision(Outcome.ACCEPTED, "a"));
   }
 
@@ -152,12 +153,15 @@ class HaTrackerTest {
     assertThatThrownBy(() -> new HaConfig(null, "__replica__", TIMEOUT, 100))
         .hasMessageContaining("got --ha.replica-label only");
     assertThatThrownBy(() -> HaConfig.of("x", "x")).hasMessageContaining("must differ");
-    assertThatThrownBy(() -> HaConfig.of("", "r")).hasMessageContaining("--ha.cluster-label must not be empty");
-    assertThatThrownBy(() -> HaConfig.of("c", "__name__")).hasMessageContaining("--ha.replica-label must not be __name__");
+    assertThatThrownBy(() -> HaConfig.of("", "r"))
+        .hasMessageContaining("--ha.cluster-label must not be empty");
+    assertThatThrownBy(() -> HaConfig.of("c", "__name__"))
+        .hasMessageContaining("--ha.replica-label must not be __name__");
     assertThatThrownBy(() -> new HaConfig("c", "r", 0, 100))
         .hasMessageContaining("--ha.failover-timeout must be > 0, got 0 ms");
     assertThatThrownBy(() -> new HaConfig("c", "r", 1, -1))
         .hasMessageContaining("--ha.max-clusters must be >= 0");
-    assertThatThrownBy(() -> new HaTracker(HaConfig.OFF)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new HaTracker(HaConfig.OFF))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }
