@@ -264,8 +264,12 @@ public final class InferLensServer implements AutoCloseable {
       });
     }
     IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),
-        config.maxFutureMs(), clock, config.labelLimits(), config.ingestionRate());
-    writeService = new WriteService(new RemoteWriteHandler(store, limits), metrics);
+        config.maxFutureMs(), clock, config.labelLimits(), config.ingestionRate(), config.ha());
+    RemoteWriteHandler writeHandler = new RemoteWriteHandler(store, limits);
+    if (!config.ha().isOff()) {
+      metrics.haElections(writeHandler::haElections);
+    }
+    writeService = new WriteService(writeHandler, metrics);
     sb.service("/api/v1/write", writeService);
     sb.service("/api/v1/read", new RemoteReadService(store.querier(), config.maxRequestBytes(),
         config.maxReadSeries(), config.maxReadBytes(), metrics));
@@ -284,8 +288,11 @@ public final class InferLensServer implements AutoCloseable {
     new AlertsApi(journal, this::externalUrl, config.analysis().forMs(), config.evalIntervalMs(),
         () -> lastEvaluation).bind(sb);
     AdminApi.bind(sb, store, config.web().adminApi());
-    sb.service("/metrics", (ctx, req) -> HttpResponse.of(HttpStatus.OK,
-        MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape()));
+    sb.service("/metrics", (ctx, req) -> {
+      metrics.refresh();
+      return HttpResponse.of(HttpStatus.OK,
+          MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape());
+    });
     sb.service("/api/v1/openapi.yaml", HttpFile.of(InferLensServer.class.getClassLoader(),
         "io/inferlens/api/openapi.yaml").asService());
     new HealthApi(store).bind(sb);

@@ -162,6 +162,28 @@ public final class Main implements Runnable {
             + "of --limits.ingestion-rate (default: ${DEFAULT-VALUE}).")
     long ingestionBurst;
 
+    @Option(names = "--ha.cluster-label", paramLabel = "LABEL",
+        description = "Deduplicate Prometheus HA pairs: the label naming the cluster of "
+            + "replicas (e.g. cluster), kept on stored series. Of the replicas of one cluster "
+            + "only the elected one's writes are stored, the others' answered 202 and dropped, "
+            + "as Mimir's HA tracker. Needs --ha.replica-label (default: off).")
+    String haClusterLabel;
+
+    @Option(names = "--ha.replica-label", paramLabel = "LABEL",
+        description = "The label naming the replica within its HA cluster (e.g. __replica__), "
+            + "removed before storing. Needs --ha.cluster-label (default: off).")
+    String haReplicaLabel;
+
+    @Option(names = "--ha.failover-timeout", defaultValue = "30s", paramLabel = "DURATION",
+        description = "How long after the elected replica's last accepted write another "
+            + "replica of its cluster takes over (default: ${DEFAULT-VALUE}, as Mimir).")
+    String haFailoverTimeout;
+
+    @Option(names = "--ha.max-clusters", defaultValue = "100", paramLabel = "N",
+        description = "Most HA clusters tracked at once; a write of one more answers 400. "
+            + "0 = no limit (default: ${DEFAULT-VALUE}, as Mimir).")
+    int haMaxClusters;
+
     @Option(names = "--wal-sync", defaultValue = "false",
         description = "fsync the write-ahead log before acknowledging each write. Without it an "
             + "acknowledged write survives a crash of InferLens but not of the machine "
@@ -323,6 +345,8 @@ public final class Main implements Runnable {
           .withWriteLimits(new io.inferlens.ingest.LabelLimits(maxLabelNamesPerSeries,
                   maxLabelNameLength, maxLabelValueLength, maxMetricNameLength, allowUtf8Names),
               new io.inferlens.ingest.IngestionRate(ingestionRate, ingestionBurst))
+          .withHa(new io.inferlens.ingest.HaConfig(haClusterLabel, haReplicaLabel,
+              Units.parseDurationMs("--ha.failover-timeout", haFailoverTimeout), haMaxClusters))
           .withEvalInterval(Units.parseDurationMs("--eval-interval", evalInterval, true))
           .withAlerting(alerting())
           .withWeb(new WebOptions(webConfigFile == null ? WebConfigFile.NONE

@@ -3,12 +3,15 @@ package io.inferlens.api;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.inferlens.ingest.HaTracker;
 import io.inferlens.storage.StorageException;
 import io.inferlens.storage.StoreStats;
 import java.util.Map;
@@ -30,6 +33,13 @@ import java.util.concurrent.TimeUnit;
  * figures summed over all column families ({@code inferlens_rocksdb_live_sst_bytes},
  * {@code inferlens_rocksdb_memtable_bytes}, {@code inferlens_rocksdb_block_cache_usage_bytes},
  * {@code inferlens_rocksdb_estimate_keys}, {@code inferlens_rocksdb_pending_compaction_bytes}),
+ * with HA deduplication on ({@code --ha.cluster-label}) {@code
+ * inferlens_ha_deduplicated_samples_total{cluster}} (samples of requests dropped as a
+ * non-elected replica's, Mimir's {@code cortex_distributor_deduped_samples_total}), {@code
+ * inferlens_ha_elected_replica{cluster,replica}} (1 for each cluster's elected replica), {@code
+ * inferlens_ha_elected_replica_timestamp_seconds{cluster}} (its last accepted write, Unix
+ * seconds, as Mimir's {@code cortex_ha_tracker_elected_replica_timestamp_seconds}) and {@code
+ * inferlens_ha_elected_replica_changes{cluster}} (failovers since the cluster was first seen),
  * plus JVM and process metrics.
  *
  * <p>Thread safe.
@@ -40,6 +50,12 @@ public final class SelfMetrics implements AutoCloseable {
   private final Map<Integer, Counter> requestsByCode = new ConcurrentHashMap<>();
   private final Map<String, Counter> rejectedByReason = new ConcurrentHashMap<>();
   private final Map<String, Counter> readsByTypeAndCode = new ConcurrentHashMap<>();
+  private final Map<String, Counter> haDeduplicatedByCluster = new ConcurrentHashMap<>();
+  /** The HA elections, read before each scrape; null when HA deduplication is off. */
+  private volatile java.util.function.Supplier<java.util.List<HaTracker.Election>> haElections;
+  private MultiGauge haElected;
+  private MultiGauge haElectedTimestamp;
+  private MultiGauge haElectedChanges;
   private final Counter samplesIngested;
   private final Counter samplesDuplicate;
   private final Counter seriesCreated;
@@ -192,6 +208,60 @@ public final class SelfMetrics implements AutoCloseable {
   public void metadata(long received, long rejected) {
     metadataReceived.increment(received);
     metadataRejected.increment(rejected);
+  }
+
+  /**
+   * @param cluster the HA cluster label's value of a dropped request (bounded by
+   *     {@code --ha.max-clusters}: only tracked clusters are deduplicated)
+   * @param samples the request's samples
+   */
+  public void haDeduplicated(String cluster, long samples) {
+    haDeduplicatedByCluster.computeIfAbsent(cluster, c ->
+        Counter.builder("inferlens.ha.deduplicated.samples")
+            .description("Samples of remote writes dropped because another replica of their HA"
+                + " cluster is elected (answered 202)")
+            .tag("cluster", c).register(registry)).increment(samples);
+  }
+
+  /**
+   * Turns on the HA election gauges, read from {@code elections} at every {@link #refresh()}.
+   *
+   * @param elections every HA cluster's election now (the write handler's)
+   */
+  public synchronized void haElections(
+      java.util.function.Supplier<java.util.List<HaTracker.Election>> elections) {
+    if (haElected == null) {
+      haElected = MultiGauge.builder("inferlens.ha.elected.replica")
+          .description("1 for the elected replica of each HA cluster").register(registry);
+      haElectedTimestamp = MultiGauge.builder("inferlens.ha.elected.replica.timestamp")
+          .baseUnit("seconds")
+          .description("Last accepted write of each HA cluster's elected replica, Unix seconds")
+          .register(registry);
+      haElectedChanges = MultiGauge.builder("inferlens.ha.elected.replica.changes")
+          .description("Failovers of each HA cluster since it was first seen (a restart forgets"
+              + " them)").register(registry);
+    }
+    haElections = elections;
+  }
+
+  /** Brings the gauges that are read on demand (the HA elections) up to date before a scrape. */
+  public synchronized void refresh() {
+    java.util.function.Supplier<java.util.List<HaTracker.Election>> source = haElections;
+    if (source == null) {
+      return;
+    }
+    java.util.List<MultiGauge.Row<?>> elected = new java.util.ArrayList<>();
+    java.util.List<MultiGauge.Row<?>> timestamps = new java.util.ArrayList<>();
+    java.util.List<MultiGauge.Row<?>> changes = new java.util.ArrayList<>();
+    for (HaTracker.Election e : source.get()) {
+      elected.add(MultiGauge.Row.of(Tags.of("cluster", e.cluster(), "replica", e.replica()), 1));
+      timestamps.add(MultiGauge.Row.of(Tags.of("cluster", e.cluster()),
+          e.lastAcceptedMs() / 1000.0));
+      changes.add(MultiGauge.Row.of(Tags.of("cluster", e.cluster()), e.changes()));
+    }
+    haElected.register(elected, true);
+    haElectedTimestamp.register(timestamps, true);
+    haElectedChanges.register(changes, true);
   }
 
   /** @param nanos time spent decoding one write body, in nanoseconds */

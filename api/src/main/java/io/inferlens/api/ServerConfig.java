@@ -3,6 +3,7 @@ package io.inferlens.api;
 import java.net.InetSocketAddress;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.analysis.target.TargetConfig;
+import io.inferlens.ingest.HaConfig;
 import io.inferlens.ingest.IngestionRate;
 import io.inferlens.ingest.LabelLimits;
 import io.inferlens.storage.SeriesLimits;
@@ -49,6 +50,7 @@ import java.nio.file.Path;
  *     {@code --allow-utf8-names}; default {@link LabelLimits#defaults()}, Mimir's)
  * @param ingestionRate the ingestion rate limit over all writes ({@code --limits.ingestion-rate},
  *     {@code --limits.ingestion-burst}; default {@link IngestionRate#OFF})
+ * @param ha deduplication of Prometheus HA pairs ({@code --ha.*}; default {@link HaConfig#OFF})
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -72,7 +74,8 @@ public record ServerConfig(
     WebOptions web,
     SeriesLimits seriesLimits,
     LabelLimits labelLimits,
-    IngestionRate ingestionRate) {
+    IngestionRate ingestionRate,
+    HaConfig ha) {
 
   /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
@@ -82,6 +85,7 @@ public record ServerConfig(
     java.util.Objects.requireNonNull(seriesLimits, "seriesLimits");
     java.util.Objects.requireNonNull(labelLimits, "labelLimits");
     java.util.Objects.requireNonNull(ingestionRate, "ingestionRate");
+    java.util.Objects.requireNonNull(ha, "ha");
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
@@ -118,7 +122,7 @@ public record ServerConfig(
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
         EngineOptions.DEFAULTS, AlertingConfig.none(null), WebOptions.DEFAULTS,
-        SeriesLimits.DEFAULTS, LabelLimits.defaults(), IngestionRate.OFF);
+        SeriesLimits.DEFAULTS, LabelLimits.defaults(), IngestionRate.OFF, HaConfig.OFF);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -145,7 +149,7 @@ public record ServerConfig(
         newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
         web, seriesLimits,
-        labelLimits, ingestionRate);
+        labelLimits, ingestionRate, ha);
   }
 
   /**
@@ -157,7 +161,7 @@ public record ServerConfig(
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery,
         alerting, web, seriesLimits,
-        labelLimits, ingestionRate);
+        labelLimits, ingestionRate, ha);
   }
 
   /**
@@ -170,7 +174,7 @@ public record ServerConfig(
         analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
         web, seriesLimits,
-        labelLimits, ingestionRate);
+        labelLimits, ingestionRate, ha);
   }
 
   /**
@@ -182,7 +186,7 @@ public record ServerConfig(
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
         web, seriesLimits,
-        labelLimits, ingestionRate);
+        labelLimits, ingestionRate, ha);
   }
 
   /**
@@ -194,7 +198,7 @@ public record ServerConfig(
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
         newWeb, seriesLimits,
-        labelLimits, ingestionRate);
+        labelLimits, ingestionRate, ha);
   }
 
   /** The evaluator's default interval, 15 s as Prometheus's {@code evaluation_interval}. */
@@ -209,7 +213,7 @@ public record ServerConfig(
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, ms,
         rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
         web, seriesLimits,
-        labelLimits, ingestionRate);
+        labelLimits, ingestionRate, ha);
   }
 
   /**
@@ -221,7 +225,7 @@ public record ServerConfig(
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
         newAlerting, web, seriesLimits,
-        labelLimits, ingestionRate);
+        labelLimits, ingestionRate, ha);
   }
 
   /**
@@ -235,7 +239,7 @@ public record ServerConfig(
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting,
         web, seriesLimits,
-        labelLimits, ingestionRate);
+        labelLimits, ingestionRate, ha);
   }
 
   /**
@@ -247,7 +251,7 @@ public record ServerConfig(
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
         web, newSeriesLimits,
-        labelLimits, ingestionRate);
+        labelLimits, ingestionRate, ha);
   }
 
   /**
@@ -259,7 +263,18 @@ public record ServerConfig(
     return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
         analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
         evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web, seriesLimits, newLabelLimits, newIngestionRate);
+        web, seriesLimits, newLabelLimits, newIngestionRate, ha);
+  }
+
+  /**
+   * @param newHa deduplication of Prometheus HA pairs
+   * @return a copy deduplicating so
+   */
+  public ServerConfig withHa(HaConfig newHa) {
+    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
+        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
+        web, seriesLimits, labelLimits, ingestionRate, newHa);
   }
 
   /**

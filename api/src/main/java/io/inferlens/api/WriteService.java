@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * any series or sample was refused — the valid ones are stored all the same, and the body names
  * the first refused series; 413/415 for size and media-type errors; 429 with {@code Retry-After}
  * (whole seconds) when the request came beyond {@code --limits.ingestion-rate}, nothing of it
- * stored, so the sender backs off and retries; 503 only when the store failed, so the sender
+ * stored, so the sender backs off and retries; 202 when HA deduplication dropped the request as
+ * a non-elected replica's (as Mimir: a 2xx, so the replica does not retry, with a body naming the
+ * elected replica); 503 only when the store failed, so the sender
  * retries (docs/DESIGN.md section 2).
  *
  * <p>The body is aggregated by Armeria under the server's {@code maxRequestLength} (413 past it);
@@ -101,7 +103,15 @@ public final class WriteService implements HttpService, AutoCloseable {
       if (outcome.metadataCount() > 0) {
         metrics.metadata(outcome.metadataCount(), outcome.metadataRejected());
       }
-      if (outcome.ok()) {
+      WriteOutcome.Deduplicated dedup = outcome.deduplicated();
+      if (dedup != null) {
+        metrics.haDeduplicated(dedup.cluster(), dedup.samples());
+        metrics.writeRequest(HttpStatus.ACCEPTED.code());
+        response = HttpResponse.of(HttpStatus.ACCEPTED, MediaType.PLAIN_TEXT_UTF_8,
+            "deduplicated: replica \"" + dedup.replica() + "\" of HA cluster \""
+            + dedup.cluster() + "\" is not the elected replica \"" + dedup.elected()
+            + "\"; its " + dedup.samples() + " samples were dropped\n");
+      } else if (outcome.ok()) {
         metrics.writeRequest(HttpStatus.NO_CONTENT.code());
         response = HttpResponse.of(HttpStatus.NO_CONTENT);
       } else {

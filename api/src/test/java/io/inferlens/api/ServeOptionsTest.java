@@ -100,4 +100,23 @@ class ServeOptionsTest {
     assertThatThrownBy(() -> parse("--limits.ingestion-burst", "-1"))
         .hasMessageContaining("--limits.ingestion-burst");
   }
+
+  @Test
+  void haOptionsGoTogetherAndDefaultToOff() {
+    ServerConfig d = parse();
+    assertThat(d.ha().isOff()).isTrue();
+    assertThat(d.ha().failoverTimeoutMs()).isEqualTo(30_000);
+    ServerConfig c = parse("--ha.cluster-label", "cluster", "--ha.replica-label", "__replica__",
+        "--ha.failover-timeout", "3s", "--ha.max-clusters", "5");
+    assertThat(c.ha()).isEqualTo(
+        new io.inferlens.ingest.HaConfig("cluster", "__replica__", 3_000, 5));
+    assertThatThrownBy(() -> parse("--ha.cluster-label", "cluster"))
+        .hasMessageContaining("--ha.cluster-label and --ha.replica-label go together");
+    assertThatThrownBy(() -> parse("--ha.replica-label", "__replica__"))
+        .hasMessageContaining("got --ha.replica-label only");
+    assertThatThrownBy(() -> parse("--ha.cluster-label", "c", "--ha.replica-label", "r",
+        "--ha.failover-timeout", "0s")).hasMessageContaining("--ha.failover-timeout");
+    assertThatThrownBy(() -> parse("--ha.max-clusters", "-1"))
+        .hasMessageContaining("--ha.max-clusters");
+  }
 }

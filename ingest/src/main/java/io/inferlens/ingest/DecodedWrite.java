@@ -34,6 +34,11 @@ import java.util.Map;
  *     {@link MetricMetadata}), ≥ 0; {@code metadata.size() + metadataRejected == metadataCount}
  * @param metadataError the message of the first refused entry, naming it, the field and the
  *     limit; null iff {@code metadataRejected} is 0
+ * @param haCluster the value of the HA cluster label ({@link HaConfig#clusterLabel()}) on the
+ *     request's first TimeSeries, valid or not, "" when it has none; null when HA deduplication
+ *     is off or the request has no TimeSeries
+ * @param haReplica the value of the HA replica label on the same series, "" when it has none;
+ *     null exactly when {@code haCluster} is
  */
 public record DecodedWrite(
     List<SeriesWrite> valid,
@@ -45,7 +50,9 @@ public record DecodedWrite(
     int metadataCount,
     List<MetricMetadata> metadata,
     long metadataRejected,
-    String metadataError) {
+    String metadataError,
+    String haCluster,
+    String haReplica) {
 
   /** Makes the collections unmodifiable. */
   public DecodedWrite {

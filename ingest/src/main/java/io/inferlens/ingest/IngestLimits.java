@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * Limits applied to every remote write request: size, timestamp window, per-series labels
- * ({@link LabelLimits}) and the ingestion rate ({@link IngestionRate}).
+ * ({@link LabelLimits}), the ingestion rate ({@link IngestionRate}) and HA deduplication
+ * ({@link HaConfig}).
  *
  * @param maxDecodedBytes maximum declared decompressed size of a request body in bytes, 1 to
  *     {@link Integer#MAX_VALUE} - 8 (a Java array bound); default 32 MiB, the limit Prometheus
@@ -20,9 +21,10 @@ import java.util.Objects;
  *     injected so tests fix or move time
  * @param labels per-series label limits and the name rule; default {@link LabelLimits#defaults()}
  * @param rate the ingestion rate limit over all writes; default {@link IngestionRate#OFF}
+ * @param ha deduplication of Prometheus HA pairs; default {@link HaConfig#OFF}
  */
 public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutureMs, Clock clock,
-    LabelLimits labels, IngestionRate rate) {
+    LabelLimits labels, IngestionRate rate, HaConfig ha) {
 
   /** 32 MiB: Prometheus' own cap on a decoded remote write body. */
   public static final long DEFAULT_MAX_DECODED_BYTES = 32L << 20;
@@ -38,12 +40,14 @@ public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutur
 
   /**
    * @throws IllegalArgumentException if a limit is out of range
-   * @throws NullPointerException if {@code clock}, {@code labels} or {@code rate} is null
+   * @throws NullPointerException if {@code clock}, {@code labels}, {@code rate} or {@code ha} is
+   *     null
    */
   public IngestLimits {
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(labels, "labels");
     Objects.requireNonNull(rate, "rate");
+    Objects.requireNonNull(ha, "ha");
     if (maxDecodedBytes < 1 || maxDecodedBytes > MAX_ARRAY_BYTES) {
       throw new IllegalArgumentException(
           "maxDecodedBytes must be in [1, " + MAX_ARRAY_BYTES + "], got " + maxDecodedBytes);
@@ -54,6 +58,22 @@ public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutur
     if (maxFutureMs < 0) {
       throw new IllegalArgumentException("maxFutureMs must be >= 0, got " + maxFutureMs);
     }
+  }
+
+  /**
+   * The limits without HA deduplication.
+   *
+   * @param maxDecodedBytes see the record
+   * @param retentionMs see the record, milliseconds
+   * @param maxFutureMs see the record, milliseconds
+   * @param clock see the record
+   * @param labels see the record
+   * @param rate see the record
+   * @throws IllegalArgumentException if a limit is out of range
+   */
+  public IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutureMs, Clock clock,
+      LabelLimits labels, IngestionRate rate) {
+    this(maxDecodedBytes, retentionMs, maxFutureMs, clock, labels, rate, HaConfig.OFF);
   }
 
   /**
@@ -84,7 +104,7 @@ public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutur
    * @return these limits with another clock (tests)
    */
   public IngestLimits withClock(Clock newClock) {
-    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, newClock, labels, rate);
+    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, newClock, labels, rate, ha);
   }
 
   /**
@@ -92,7 +112,7 @@ public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutur
    * @return these limits with other label limits
    */
   public IngestLimits withLabels(LabelLimits newLabels) {
-    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, clock, newLabels, rate);
+    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, clock, newLabels, rate, ha);
   }
 
   /**
@@ -100,6 +120,14 @@ public record IngestLimits(long maxDecodedBytes, long retentionMs, long maxFutur
    * @return these limits with another rate limit
    */
   public IngestLimits withRate(IngestionRate newRate) {
-    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, clock, labels, newRate);
+    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, clock, labels, newRate, ha);
+  }
+
+  /**
+   * @param newHa the HA deduplication to use instead
+   * @return these limits with it
+   */
+  public IngestLimits withHa(HaConfig newHa) {
+    return new IngestLimits(maxDecodedBytes, retentionMs, maxFutureMs, clock, labels, rate, newHa);
   }
 }

@@ -50,6 +50,11 @@ public enum RejectReason {
   INVALID_METRIC_NAME("invalid_metric_name"),
   /** A label name outside {@code [a-zA-Z_][a-zA-Z0-9_]*} without UTF-8 names allowed. */
   INVALID_LABEL_NAME("invalid_label_name"),
+  /**
+   * The request's HA cluster would be tracked beyond {@link HaConfig#maxClusters()}: the whole
+   * request is refused with 400 (Mimir's {@code too_many_ha_clusters}).
+   */
+  TOO_MANY_HA_CLUSTERS("too_many_ha_clusters"),
   /** The request came beyond the ingestion rate limit ({@link IngestionRate}): 429, retryable. */
   RATE_LIMITED("rate_limited");
 

@@ -184,6 +184,9 @@ public final class RemoteWriteDecoder {
   private long samplesAccepted;
   private Map<String, Long> rejected;
   private int metadataCount;
+  /** The HA labels' values on the request's first TimeSeries (null: HA off or no series yet). */
+  private String haCluster;
+  private String haReplica;
   /** The request's metric metadata entries, kept or refused. */
   private final MetadataDecoder metadata = new MetadataDecoder();
 
@@ -252,6 +255,8 @@ public final class RemoteWriteDecoder {
     samplesAccepted = 0;
     rejected = new HashMap<>();
     metadataCount = 0;
+    haCluster = null;
+    haReplica = null;
     metadata.reset();
     prevSlot = -1;
     CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
@@ -284,7 +289,7 @@ public final class RemoteWriteDecoder {
     }
     DecodedWrite result = new DecodedWrite(valid, firstError, seriesRejected, seriesCount,
         samplesAccepted, rejected, metadataCount, metadata.entries(), metadata.rejected(),
-        metadata.firstError());
+        metadata.firstError(), haCluster, haReplica);
     valid = null;
     rejected = null;
     metadata.reset();
@@ -539,6 +544,9 @@ public final class RemoteWriteDecoder {
   /** Validates the series in the scratch arrays and adds it to the valid list or the errors. */
   private void finishSeries() {
     seriesCount++;
+    if (seriesCount == 1 && !limits.ha().isOff()) {
+      readHaLabels();
+    }
     if (sampleCount == 0 && histogramCount == 0) {
       return;
     }
@@ -628,6 +636,30 @@ public final class RemoteWriteDecoder {
     valid.add(new SeriesWrite(labels, Arrays.copyOf(timestampsMs, sampleCount),
         Arrays.copyOf(valueBits, sampleCount), sampleCount));
     samplesAccepted += sampleCount;
+  }
+
+  /**
+   * Keeps the HA cluster and replica labels' values of the request's first series, which decide
+   * the whole request as Mimir's {@code findHALabels} on {@code Timeseries[0]} (the last of
+   * repeated labels wins there too); "" for an absent label.
+   */
+  private void readHaLabels() {
+    String clusterName = limits.ha().clusterLabel();
+    String replicaName = limits.ha().replicaLabel();
+    if (cachedLabels != null) {
+      haCluster = cachedLabels.get(clusterName);
+      haReplica = cachedLabels.get(replicaName);
+      return;
+    }
+    haCluster = "";
+    haReplica = "";
+    for (int i = 0; i < labelCount; i++) {
+      if (names[i].equals(clusterName)) {
+        haCluster = values[i];
+      } else if (names[i].equals(replicaName)) {
+        haReplica = values[i];
+      }
+    }
   }
 
   /**

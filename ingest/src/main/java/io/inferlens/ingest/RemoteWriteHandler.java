@@ -3,6 +3,7 @@ package io.inferlens.ingest;
 import io.inferlens.ingest.IngestException.Kind;
 import io.inferlens.storage.AppendResult;
 import io.inferlens.storage.SampleAppender;
+import io.inferlens.storage.SeriesWrite;
 import io.inferlens.storage.StorageException;
 import java.util.HashMap;
 import java.util.List;
@@ -10,11 +11,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The HTTP-independent remote write 1.0 receiver: headers → snappy → decode and validate →
- * ingestion rate limit → append → outcome. The api module calls {@link #handle} off the event
- * loop and maps the result to a status in one place: {@link IngestException.Kind} to
- * 400/413/415/429, {@link StorageException} to 5xx (retry), {@link WriteOutcome#ok()} false to
- * 400, true to 204.
+ * The HTTP-independent remote write 1.0 receiver: headers → snappy → decode and validate → HA
+ * deduplication → ingestion rate limit → append → outcome. The api module calls {@link #handle}
+ * off the event loop and maps the result to a status in one place: {@link IngestException.Kind}
+ * to 400/413/415/429, {@link StorageException} to 5xx (retry), {@link WriteOutcome#ok()} false
+ * to 400, true to 204 (202 when {@link WriteOutcome#deduplicated()} is set).
  *
  * <p>Source: Prometheus remote write 1.0 specification
  * (https://prometheus.io/docs/specs/remote_write_spec/) and docs/DESIGN.md §2.
@@ -32,6 +33,11 @@ public final class RemoteWriteHandler {
   private final ThreadLocal<RemoteWriteDecoder> decoders;
   /** The ingestion rate limit, or null when it is off. */
   private final IngestionRateLimiter rateLimiter;
+  /** The HA pairs' elections, or null when deduplication is off. */
+  private final HaTracker haTracker;
+  /** Removes the replica label from accepted HA requests; null when deduplication is off. */
+  private final ReplicaLabelRemover replicaLabel;
+  private final IngestLimits limits;
 
   /**
    * @param appender where valid series go; must be thread safe (its contract says so)
@@ -40,7 +46,10 @@ public final class RemoteWriteHandler {
    */
   public RemoteWriteHandler(SampleAppender appender, IngestLimits limits) {
     this.appender = Objects.requireNonNull(appender, "appender");
-    Objects.requireNonNull(limits, "limits");
+    this.limits = Objects.requireNonNull(limits, "limits");
+    this.haTracker = limits.ha().isOff() ? null : new HaTracker(limits.ha());
+    this.replicaLabel = limits.ha().isOff() ? null
+        : new ReplicaLabelRemover(limits.ha().replicaLabel());
     this.rateLimiter = limits.rate().isOff() ? null
         : new IngestionRateLimiter(limits.rate(), limits.clock());
     LabelSetCache labelSets = new LabelSetCache();
@@ -52,7 +61,17 @@ public final class RemoteWriteHandler {
    * same request are rejected; the outcome then has {@code ok == false}. Valid metric metadata
    * entries go to {@link SampleAppender#appendMetadata} after the samples, even when other
    * entries or series are refused; a refused entry makes the outcome not ok as a refused series
-   * does (the receiver never answers 2xx while dropping something it was sent).
+   * does (the receiver never answers 2xx while dropping something it was sent), with one
+   * exception: with HA deduplication on ({@link IngestLimits#ha()}), a request whose first
+   * series carries both the cluster and the replica label is decided whole by {@link HaTracker}
+   * (as Mimir, which looks at the first series only): accepted, it is stored with the replica
+   * label removed from every series; from a replica that is not the elected one, it is dropped
+   * whole, series and metadata, and the outcome is ok with {@link WriteOutcome#deduplicated()}
+   * set (answered 202, as Mimir); beyond {@link HaConfig#maxClusters()}, refused whole
+   * ({@link RejectReason#TOO_MANY_HA_CLUSTERS}, 400). A request whose first series lacks either
+   * label, or whose replica value is longer than the label value limit (it fails validation
+   * anyway, as in Mimir), is stored as it came. The decision comes before the ingestion rate
+   * limit, so a dropped replica's writes take nothing from the bucket.
    *
    * @param contentType the Content-Type header, or null when absent
    * @param contentEncoding the Content-Encoding header, or null when absent
@@ -69,6 +88,28 @@ public final class RemoteWriteHandler {
       throws IngestException, StorageException {
     WriteProtocol.check(contentType, contentEncoding);
     DecodedWrite decoded = decoders.get().decodeSnappy(body);
+    List<SeriesWrite> valid = decoded.valid();
+    if (haTracker != null && isHaRequest(decoded)) {
+      HaTracker.Decision d =
+          haTracker.check(decoded.haCluster(), decoded.haReplica(), limits.clock().millis());
+      long samples = decoded.samplesAccepted() + decoded.samplesRejected();
+      switch (d.outcome()) {
+        case DEDUPLICATED:
+          return new WriteOutcome(true, null, 0, 0, 0, Map.of(), decoded.metadataCount(), 0, 0,
+              new WriteOutcome.Deduplicated(decoded.haCluster(), decoded.haReplica(),
+                  d.elected(), samples));
+        case TOO_MANY_CLUSTERS:
+          return new WriteOutcome(false, "HA cluster " + RemoteWriteDecoder.quoted(
+              decoded.haCluster()) + " (label " + limits.ha().clusterLabel() + ") refused: "
+              + limits.ha().maxClusters() + " clusters are tracked already, the limit of "
+              + HaConfig.FLAG_MAX_CLUSTERS + "; nothing of the request stored (" + samples
+              + (samples == 1 ? " sample" : " samples") + ")", 0, 0, 0,
+              Map.of(RejectReason.TOO_MANY_HA_CLUSTERS.key(), samples),
+              decoded.metadataCount(), 0, 0, null);
+        default:
+          valid = replicaLabel.apply(valid);
+      }
+    }
     if (rateLimiter != null) {
       long wait = rateLimiter.tryAcquire(decoded.samplesAccepted());
       if (wait > 0) {
@@ -79,9 +120,9 @@ public final class RemoteWriteHandler {
             + " s", wait, decoded.samplesAccepted());
       }
     }
-    AppendResult appended = decoded.valid().isEmpty()
+    AppendResult appended = valid.isEmpty()
         ? new AppendResult(0, 0, 0, List.of(), 0)
-        : appender.append(decoded.valid());
+        : appender.append(valid);
     int familiesChanged = decoded.metadata().isEmpty()
         ? 0 : appender.appendMetadata(decoded.metadata());
 
@@ -125,7 +166,35 @@ public final class RemoteWriteHandler {
             firstIsMetadata);
     return new WriteOutcome(message == null, message, appended.samplesAppended(),
         appended.samplesDuplicate(), appended.seriesCreated(), rejected, decoded.metadataCount(),
-        decoded.metadataRejected(), familiesChanged);
+        decoded.metadataRejected(), familiesChanged, null);
+  }
+
+  /**
+   * @return whether the request's first series has both HA labels (non-empty, the replica's
+   *     value within the label value limit, as Mimir's {@code checkSample})
+   */
+  private boolean isHaRequest(DecodedWrite decoded) {
+    String cluster = decoded.haCluster();
+    String replica = decoded.haReplica();
+    return cluster != null && !cluster.isEmpty() && replica != null && !replica.isEmpty()
+        && utf8Length(replica) <= limits.labels().maxLabelValueLength();
+  }
+
+  private static long utf8Length(String s) {
+    long n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      n += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+    }
+    return n;
+  }
+
+  /**
+   * @return every HA cluster's elected replica, after forgetting clusters idle for
+   *     {@link HaTracker#IDLE_FORGET_MS}; empty when HA deduplication is off
+   */
+  public List<HaTracker.Election> haElections() {
+    return haTracker == null ? List.of() : haTracker.elections(limits.clock().millis());
   }
 
   /**

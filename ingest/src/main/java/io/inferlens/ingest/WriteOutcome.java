@@ -8,7 +8,9 @@ import java.util.Map;
  * <p>{@code ok == false} means the request must be answered 400 (do not retry) with
  * {@code errorMessage}; the valid series and metadata of the same request are nevertheless
  * already durable (docs/DESIGN.md §2). {@code ok == true} means 2xx: every sample was appended or
- * was an exact duplicate, and every metadata entry is stored.
+ * was an exact duplicate, and every metadata entry is stored; or, when {@code deduplicated} is not
+ * null, the request came from an HA replica that is not its cluster's elected one and was
+ * dropped whole (Mimir answers such requests 202).
  *
  * @param ok whether no series, sample or metadata entry was rejected
  * @param errorMessage null when {@code ok}; otherwise the first error in full (a series' before
@@ -27,6 +29,8 @@ import java.util.Map;
  * @param metadataRejected metadata entries refused (they make {@code ok} false), ≥ 0
  * @param metadataFamiliesChanged metric families whose stored metadata changed, ≥ 0; 0 when the
  *     request only re-sent entries the store holds (then nothing was written)
+ * @param deduplicated the request dropped as a non-elected HA replica's, or null (stored as
+ *     the other components say)
  */
 public record WriteOutcome(
     boolean ok,
@@ -37,7 +41,19 @@ public record WriteOutcome(
     Map<String, Long> rejectedByReason,
     int metadataCount,
     long metadataRejected,
-    int metadataFamiliesChanged) {
+    int metadataFamiliesChanged,
+    Deduplicated deduplicated) {
+
+  /**
+   * A request dropped whole because another replica of its HA cluster is elected
+   * ({@link HaTracker}): none of its samples or metadata was stored.
+   *
+   * @param cluster the cluster label's value
+   * @param replica the replica label's value of the request
+   * @param elected the cluster's elected replica
+   * @param samples the request's samples (valid or not, native histogram samples included), ≥ 0
+   */
+  public record Deduplicated(String cluster, String replica, String elected, long samples) {}
 
   /** Makes the map unmodifiable. */
   public WriteOutcome {
