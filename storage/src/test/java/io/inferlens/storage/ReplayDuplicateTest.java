@@ -85,6 +85,27 @@ class ReplayDuplicateTest extends StoreTestBase {
   }
 
   @Test
+  void replayOfHeadSamplesIsAnsweredByTheHeadAlone() throws Exception {
+    int n = 3;
+    int steps = 600;
+    try (TimeSeriesStore store = open()) {
+      appendSteps(store, n, 0, steps); // all in the head
+      for (int k = 0; k < steps; k++) {
+        assertThat(appendSteps(store, n, k, k + 1)).as("step %d", k)
+            .isEqualTo(new AppendResult(0, n, 0, List.of(), 0));
+        if (k % 100 == 7) { // a jump back restarts the head cursor
+          assertThat(appendSteps(store, n, k / 2, k / 2 + 1).samplesDuplicate()).isEqualTo(n);
+        }
+      }
+      long t9 = W0 + 9 * STEP_MS;
+      AppendResult r = store.append(List.of(write(series(2), t9, 0.125)));
+      assertThat(r.rejections().get(0).reason()).endsWith(conflict(t9, 0.125, value(2, 9)));
+      assertThat(store.storedWindows().misses()).isZero(); // no chunk read
+      assertThat(store.headSampleCount()).isEqualTo((long) n * steps);
+    }
+  }
+
+  @Test
   void conflictAfterFlushIsRejectedNamingBothValuesAndKeepsTheStoredOne() throws Exception {
     try (TimeSeriesStore store = open()) {
       appendSteps(store, 1, 0, 10);
