@@ -82,7 +82,7 @@ public final class HeadBuffer {
    * cursor. A holder instead of four fields keeps every head buffer 8 bytes smaller (56 with
    * compressed references) for what only backfilled or re-sent series use; with the first
    * timestamp read from the stream and the window as bytes, 24 bytes less a series than before
-   * (2.4 MB at 100,000 series). A holder for the cursor alone is about 64 bytes with it.
+   * (2.4 MB at 100,000 series). A holder for the cursor alone is about 90 bytes with it.
    */
   private static final class Side {
     long[] ts = NO_LONGS;
