@@ -22,7 +22,7 @@ import java.util.Map;
  * entry is stale (the same order the per-call cache this replaces relied on).
  *
  * <p>Bound: at most {@value #MAX_SAMPLES} samples in all entries, 12 bytes each (an int offset
- * from the window start and the raw value bits), so at most 12 MiB of arrays plus about 100
+ * from the window start and the raw value bits), so at most 12 MiB of arrays plus about 120
  * bytes per entry; enough for the windows of ~2,180 series at a 15 s interval at once. When full,
  * an entry unused for {@value #IDLE_EVICT_MS} ms is evicted for a new one; otherwise the new
  * window is not kept (its lookup decodes as before). Not evicting busy entries keeps a replay of
