@@ -54,6 +54,12 @@ final class HeadAppender {
   private final FlushRequester flusher;
   private final HeadLog logRecord = new HeadLog();
 
+  /** Decoded chunk windows for duplicate checks, kept across calls; guarded by the append lock. */
+  private final StoredWindowCache stored = new StoredWindowCache();
+
+  /** Decode scratch of {@link #storedBits}; guarded by the append lock. */
+  private SampleRun windowScratch = new SampleRun(512);
+
   /** Most {@link Pending} kept between appends: a remote-write request has ~2,000 series. */
   private static final int MAX_POOLED_PENDING = 16_384;
 
@@ -94,9 +100,6 @@ final class HeadAppender {
     this.flusher = flusher;
   }
 
-  /** The samples of one window's chunks, read while {@link #chunkEpoch} was {@code epoch}. */
-  private record CachedWindow(long epoch, SampleRun run) {}
-
   /**
    * Appends samples; the contract is {@link SampleAppender#append}.
    *
@@ -112,9 +115,10 @@ final class HeadAppender {
    * {@value #MAX_LISTED_REJECTIONS} rejections are listed; {@code rejectedCount} counts all.
    *
    * <p>Holds the store-wide append lock for the whole call. A sample newer than everything stored
-   * for its series costs no read; an older one (backfill) reads the chunks of its window once per
-   * call. When the head is over twice {@link StoreOptions#headMaxSamples()} because flushes fall
-   * behind, the call waits for the running flush before returning (back-pressure).
+   * for its series costs no read; an older one (backfill, a replay) is looked up in the head, then
+   * in its window's chunks, decoded once and kept across calls ({@link StoredWindowCache}). When
+   * the head is over twice {@link StoreOptions#headMaxSamples()} because flushes fall behind, the
+   * call waits for the running flush before returning (back-pressure).
    *
    * @throws StorageException if RocksDB failed or the store is closed; nothing of this call was
    *     written then
@@ -247,7 +251,6 @@ final class HeadAppender {
   private static final class CallState {
     final long nowMs;
     final long horizonMs;
-    final Map<TimeSeriesStore.WindowKey, CachedWindow> windowCache = new HashMap<>();
     final Rejections rejections = new Rejections();
     Map<LabelSet, Pending> newSeries;
     long duplicates;
@@ -480,7 +483,7 @@ final class HeadAppender {
    */
   private boolean isStored(CallState call, LabelSet labels, SeriesRef known, long ts, long bits)
       throws RocksDBException {
-    return duplicateOrConflict(call, labels, ts, bits, storedBits(known, ts, call.windowCache),
+    return duplicateOrConflict(call, labels, ts, bits, storedBits(known, ts, call.nowMs),
         " is already stored");
   }
 
@@ -677,11 +680,11 @@ final class HeadAppender {
   /**
    * @return the raw bits stored for {@code ts} in the series' head or chunks, or null. Checks the
    *     head before the chunks, so a concurrent flush moving samples from one to the other cannot
-   *     hide a sample (it writes the chunks before it drops them from the head).
+   *     hide a sample (it writes the chunks and raises the series' chunk version before it drops
+   *     them from the head). The window's chunks are decoded once and kept in {@link #stored}
+   *     across calls while the version and the store's epoch stay unchanged.
    */
-  private Long storedBits(
-      SeriesRef ref, long ts, Map<TimeSeriesStore.WindowKey, CachedWindow> cache)
-      throws RocksDBException {
+  private Long storedBits(SeriesRef ref, long ts, long nowMs) throws RocksDBException {
     synchronized (ref) {
       if (ref.head != null) {
         Long b = ref.head.bitsAt(ts);
@@ -690,14 +693,14 @@ final class HeadAppender {
         }
       }
     }
-    // Read after the head check: if a flush dropped samples from the head since, the epoch moved.
+    // Read after the head check: if a flush dropped samples from the head since, these moved.
+    long version = ref.chunkVersion;
     long epoch = core.chunkEpoch;
     long ws = StoreCore.windowStart(ts);
-    TimeSeriesStore.WindowKey key = new TimeSeriesStore.WindowKey(ref.id, ws);
-    CachedWindow cached = cache.get(key);
-    SampleRun run = cached != null && cached.epoch == epoch ? cached.run : null;
-    if (run == null) {
-      run = new SampleRun(64);
+    StoredWindowCache.Entry cached = stored.get(ref, ws, version, epoch, nowMs);
+    if (cached == null) {
+      SampleRun run = windowScratch;
+      run.clear();
       rocks.partitionLock.readLock().lock();
       try {
         ColumnFamilyHandle cf = rocks.partition(PartitionKind.CHUNKS, ws);
@@ -708,10 +711,27 @@ final class HeadAppender {
         rocks.partitionLock.readLock().unlock();
       }
       run.sortAndDedupe();
-      cache.put(key, new CachedWindow(epoch, run));
+      cached = stored.put(ref, ws, version, epoch, run, nowMs);
+      if (run.size() > 4096) {
+        windowScratch = new SampleRun(512); // do not keep a rare dense window's arrays
+      }
     }
-    int i = java.util.Arrays.binarySearch(run.timestampsArray(), 0, run.size(), ts);
-    return i >= 0 ? run.valueBits(i) : null;
+    return cached.bitsAt(ts);
+  }
+
+  /** Drops the cached chunk windows; called by {@link TimeSeriesStore#close()}. */
+  void clearStoredWindows() {
+    appendLock.lock();
+    try {
+      stored.clear();
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** Tests only: the cache of decoded chunk windows; read under the append lock. */
+  StoredWindowCache storedWindows() {
+    return stored;
   }
 
   private void putSeries(WriteBatch batch, SeriesRef ref) throws RocksDBException {

@@ -211,6 +211,7 @@ final class HeadFlusher {
     try (WriteBatch batch = new WriteBatch()) {
       // Deleted again by the last batch; when that is the first, the delete wins.
       batch.put(rocks.meta, Keys.META_FLUSH_PARTIAL, Keys.be64(seqCut));
+      int batchFrom = 0;
       for (int i = 0, n = refs.size(); i < n; i++) {
         SeriesRef ref = refs.get(i);
         f.samplesInBatch += merging ? flushSeriesMerging(batch, f, ref, cuts[i])
@@ -220,6 +221,8 @@ final class HeadFlusher {
             beforeFlushBatch.run();
           }
           writeFlushBatch(batch, f);
+          raiseChunkVersions(refs, batchFrom, i + 1);
+          batchFrom = i + 1;
         }
       }
       for (Map.Entry<Long, Long> e : f.addedPerPartition.entrySet()) {
@@ -232,8 +235,20 @@ final class HeadFlusher {
       batch.put(rocks.meta, Keys.META_LOG_FLOOR, Keys.be64(seqCut));
       batch.delete(rocks.meta, Keys.META_FLUSH_PARTIAL);
       writeFlushBatch(batch, f);
+      raiseChunkVersions(refs, batchFrom, refs.size());
     } finally {
       rocks.partitionLock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Marks the chunk windows of {@code refs[from, to)} decoded for duplicate checks as stale
+   * ({@link StoredWindowCache}): called after their chunks were written, before their samples are
+   * dropped from the head.
+   */
+  private static void raiseChunkVersions(List<SeriesRef> refs, int from, int to) {
+    for (int i = from; i < to; i++) {
+      refs.get(i).chunkVersion++; // only the flushing thread writes it, under the flush lock
     }
   }
 
@@ -257,7 +272,6 @@ final class HeadFlusher {
       batch.clear();
     }
     f.rollups.batchDone();
-    core.chunkEpoch++;
     for (int i = 0; i < f.windows; i++) {
       unfinalized.add(flushWindowIds[i], flushWindowStarts[i]);
     }

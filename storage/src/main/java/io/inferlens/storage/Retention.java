@@ -55,6 +55,9 @@ final class Retention {
         unfinalized.removeWindows(start, end);
         dropped++;
       }
+      if (dropped > 0) {
+        core.chunkEpoch++; // chunk windows decoded for duplicate checks may be gone
+      }
       dropped += rocks.dropPartitionsBefore(PartitionKind.ROLLUP_5M,
           StoreCore.saturatedSubtract(nowMs, options.rollup5mRetentionMs())).size();
       dropped += rocks.dropPartitionsBefore(PartitionKind.ROLLUP_1H,

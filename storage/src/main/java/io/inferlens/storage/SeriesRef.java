@@ -75,6 +75,13 @@ final class SeriesRef {
    */
   long chunksEndMs = NO_SAMPLES;
 
+  /**
+   * Raised by a head flush after it wrote chunks of this series and before it drops their samples
+   * from the head: a chunk window decoded under an older version may miss samples
+   * ({@link StoredWindowCache}). Written by the flushing thread under the flush lock.
+   */
+  volatile long chunkVersion;
+
   /** UTC day (epoch day) whose presence marker the flush thread last wrote, to write it once. */
   long presenceDay = Long.MIN_VALUE;
 

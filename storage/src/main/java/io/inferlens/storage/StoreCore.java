@@ -60,8 +60,9 @@ final class StoreCore {
   /** Head samples before the cut of the flush in progress: written, not yet dropped. */
   volatile long flushingSamples;
   /**
-   * Incremented after each head flush batch wrote its chunks, before the flush drops their samples
-   * from the head: a window's chunks read in one append call are reused only while it is unchanged.
+   * Incremented after finalization rewrote chunks and after retention dropped chunk partitions:
+   * chunk windows decoded for duplicate checks ({@link StoredWindowCache}) are reused only while
+   * it is unchanged (head flushes raise the {@link SeriesRef#chunkVersion} of their series instead).
    */
   volatile long chunkEpoch;
   /** Newest sample timestamp ever appended, milliseconds. */

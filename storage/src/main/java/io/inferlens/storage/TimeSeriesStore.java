@@ -448,6 +448,7 @@ public final class TimeSeriesStore
       }
       core.closed = true;
       core.rocks.close();
+      appender.clearStoredWindows();
     } finally {
       core.locks.lifecycle.writeLock().unlock();
     }
@@ -461,6 +462,11 @@ public final class TimeSeriesStore
   /** Tests only: memtable records of the chunk partition holding {@code timestampMs}. */
   long chunkPartitionMemtableEntries(long timestampMs) throws RocksDBException {
     return maintenance.chunkPartitionMemtableEntries(timestampMs);
+  }
+
+  /** Tests only: the append path's cache of decoded chunk windows (read under no lock). */
+  StoredWindowCache storedWindows() {
+    return appender.storedWindows();
   }
 
   /** Tests only: samples held by chunk records, duplicates included. */

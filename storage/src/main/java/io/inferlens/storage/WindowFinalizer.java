@@ -222,6 +222,7 @@ final class WindowFinalizer {
         }
       }
       rocks.db.write(rocks.writeOptions, batch);
+      core.chunkEpoch++; // merged chunks replaced the ones duplicate checks may have decoded
     } finally {
       for (RocksIterator it : iterators.values()) {
         it.close();

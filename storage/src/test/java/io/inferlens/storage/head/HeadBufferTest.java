@@ -177,6 +177,56 @@ class HeadBufferTest {
   }
 
   @Test
+  void lookupsInAnyOrderBetweenAppendsBackfillsAndFlushesMatchTheModel() {
+    // bitsAt resumes from its previous position for a later timestamp: ascending runs (a
+    // replay), jumps back, misses between samples, and stream rewrites in between.
+    Random rnd = new Random(7);
+    HeadBuffer h = new HeadBuffer();
+    TreeMap<Long, Long> model = new TreeMap<>();
+    long t = 1_796_022_060_000L;
+    for (int step = 0; step < 20_000; step++) {
+      int op = rnd.nextInt(100);
+      if (op < 30 || model.isEmpty()) {
+        t = addSome(h, model, rnd, t);
+      } else if (op < 80) {
+        List<Long> keys = new ArrayList<>(model.keySet());
+        int from = rnd.nextInt(keys.size());
+        for (int k = from; k < Math.min(keys.size(), from + 1 + rnd.nextInt(20)); k++) {
+          long ts = keys.get(k);
+          assertThat(h.bitsAt(ts)).as("step %d at %d", step, ts).isEqualTo(model.get(ts));
+          long between = ts + 1 + rnd.nextInt(5);
+          assertThat(h.bitsAt(between)).isEqualTo(model.get(between));
+        }
+      } else if (op < 95) {
+        long span = model.lastKey() - model.firstKey();
+        long ts = model.firstKey() + (long) (rnd.nextDouble() * span);
+        assertThat(h.bitsAt(ts)).isEqualTo(model.get(ts));
+      } else if (op < 98) {
+        int cut = h.cut();
+        t = addSome(h, model, rnd, t); // lands after the cut
+        assertThat(h.bitsAt(model.firstKey())).isEqualTo(model.firstEntry().getValue());
+        TreeMap<Long, Long> kept = new TreeMap<>(model);
+        long[] ts = new long[cut];
+        long[] bits = new long[cut];
+        h.decodePrefix(cut, ts, bits);
+        for (int i = 0; i < cut; i++) {
+          kept.remove(ts[i]);
+        }
+        h.dropFirst(rnd.nextBoolean() ? cut : 0);
+        if (h.size() == kept.size()) {
+          model = kept;
+        }
+      } else {
+        h.clear();
+        model.clear();
+      }
+    }
+    if (!model.isEmpty()) {
+      check(h, model, rnd);
+    }
+  }
+
+  @Test
   void extremeTimestampsRoundTrip() {
     HeadBuffer h = new HeadBuffer();
     TreeMap<Long, Long> model = new TreeMap<>();
