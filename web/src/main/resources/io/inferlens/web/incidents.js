@@ -9,7 +9,7 @@ import { h, badge, verdict, targetName } from './dom.js';
 /** The causes of io.inferlens.analysis.diagnose.Cause, for the filter. */
 export const CAUSES = ['CAPACITY_EXHAUSTED', 'CONCURRENCY_LIMIT', 'KV_CACHE_PRESSURE',
   'GPU_COMPUTE_BOUND', 'PER_REQUEST_SLOWDOWN', 'WORKLOAD_SHIFT', 'UPSTREAM_BACKLOG',
-  'MONITORING_GAP', 'REMOTE_WRITE_STOPPED', 'VERSION_REGRESSION'];
+  'MONITORING_GAP', 'REMOTE_WRITE_STOPPED', 'VERSION_REGRESSION', 'CARDINALITY_EXPLOSION'];
 
 /** Duration between two RFC 3339 times (end null: until now), e.g. "1h 5m". */
 export function duration(start, end) {
