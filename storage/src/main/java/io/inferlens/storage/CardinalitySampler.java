@@ -16,7 +16,7 @@ import java.util.Set;
  * the series slots ({@link SeriesIndex#slice}, the read lock held per slice of 8,192 only, never
  * the append lock) counts, per chosen metric, its active series, distinct target-label
  * combinations and distinct values per label. Cost: one hash-set insertion per label of each
- * active series (about 25 ms for 100,000 series of 7 labels, docs/BENCHMARKS.md); memory while
+ * active series (about 40 ms for 100,000 series of 6 to 7 labels, docs/BENCHMARKS.md); memory while
  * it runs: one set entry per distinct (metric, label, value), freed when it returns. Series that
  * become active or inactive during the pass may or may not be counted: a sample, not a snapshot.
  */
@@ -32,11 +32,27 @@ final class CardinalitySampler {
     this.core = core;
   }
 
+  /** One label's distinct values and the value last added, which consecutive series repeat. */
+  private static final class Values {
+    final Set<String> set = new HashSet<>();
+    String last;
+
+    void add(String v) {
+      if (!v.equals(last)) {
+        set.add(v);
+        last = v;
+      }
+    }
+  }
+
   /** One metric's counts while the pass runs. */
   private static final class Acc {
     long series;
-    final Map<String, Set<String>> values = new HashMap<>();
+    final Map<String, Values> values = new HashMap<>();
     final Map<List<String>, long[]> perTarget = new HashMap<>();
+    /** The target of the previous series and its counter: series of a target are adjacent. */
+    List<String> lastTarget;
+    long[] lastTargetCount;
     /** Job value → its one instance value, or {@link #MANY}. */
     final Map<String, String> instanceOfJob = new HashMap<>();
   }
@@ -81,15 +97,21 @@ final class CardinalitySampler {
         for (int l = 0; l < labels.size(); l++) {
           String name = labels.name(l);
           if (!LabelSet.METRIC_NAME.equals(name)) {
-            acc.values.computeIfAbsent(name, k -> new HashSet<>()).add(labels.value(l));
+            acc.values.computeIfAbsent(name, k -> new Values()).add(labels.value(l));
           }
+        }
+        if (acc.lastTarget != null && sameTarget(labels, names, acc.lastTarget)) {
+          acc.lastTargetCount[0]++;
+          continue;
         }
         String[] key = new String[names.length];
         for (int t = 0; t < names.length; t++) {
           String v = labels.get(names[t]);
           key[t] = v == null ? "" : v;
         }
-        acc.perTarget.computeIfAbsent(Arrays.asList(key), k -> new long[1])[0]++;
+        acc.lastTarget = Arrays.asList(key);
+        acc.lastTargetCount = acc.perTarget.computeIfAbsent(acc.lastTarget, k -> new long[1]);
+        acc.lastTargetCount[0]++;
         if (names.length >= 2) {
           acc.instanceOfJob.merge(key[0], key[1], (a, b) -> a.equals(b) ? a : MANY);
         }
@@ -110,7 +132,7 @@ final class CardinalitySampler {
 
   private static MetricCardinality result(String metric, Acc acc, long refused, String[] names) {
     Map<String, Integer> values = new HashMap<>();
-    acc.values.forEach((k, v) -> values.put(k, v.size()));
+    acc.values.forEach((k, v) -> values.put(k, v.set.size()));
     List<String> top = null;
     long topSeries = 0;
     for (Map.Entry<List<String>, long[]> t : acc.perTarget.entrySet()) {
@@ -133,6 +155,16 @@ final class CardinalitySampler {
     }
     return new MetricCardinality(metric, acc.series, acc.perTarget.size(), values, refused,
         topTarget, topSeries, single);
+  }
+
+  private static boolean sameTarget(LabelSet labels, String[] names, List<String> target) {
+    for (int t = 0; t < names.length; t++) {
+      String v = labels.get(names[t]);
+      if (!(v == null ? "" : v).equals(target.get(t))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static int compare(List<String> a, List<String> b) {

@@ -37,7 +37,7 @@ public interface StoreStats {
    * A cardinality sample per metric name of the active series, for a periodic watch (once a
    * minute): the per-metric counters choose the {@code maxMetrics} largest, then one pass over
    * the series slots counts their series, targets and distinct label values, holding the index's
-   * read lock per slice of 8,192 series only and never the append lock. About 25 ms for 100,000
+   * read lock per slice of 8,192 series only and never the append lock. About 40 ms for 100,000
    * series (docs/BENCHMARKS.md); no memory kept after it returns.
    *
    * @param targetLabels label names whose value combination is one target (job, instance,
