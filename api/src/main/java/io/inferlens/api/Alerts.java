@@ -167,7 +167,7 @@ final class Alerts {
         return "every target of a sender silent at once past the grace";
       case CARDINALITY_EXPLOSION:
         return "a metric gained at least 1000 active series in 10 minutes while its series per"
-            + " target rose 3-fold";
+            + " target (or on its busiest target) rose 3-fold";
       default:
         return cause.name().toLowerCase(Locale.ROOT);
     }

@@ -171,6 +171,17 @@ class CardinalityExplosionEndToEndTest {
           "vllm:e2e_request_latency_seconds_bucket")), 0, Long.MAX_VALUE)).hasSize(8 * 30);
       assertThat(server.store().select(List.of(Matcher.eq("__name__", "chat_requests_total")),
           0, Long.MAX_VALUE)).hasSize(5_000);
+
+      // After a restart the watch has no samples; the journal's finding is held by its
+      // recorded "before" values, with its id, and stays open.
+      server.close();
+      clock.ms += 60_000;
+      server = InferLensServer.start(ServerConfig.forTests(dir.resolve("data"))
+          .withEvalInterval(3_600_000L)
+          .withSeriesLimits(new SeriesLimits(SeriesLimits.DEFAULT_MAX_SERIES, 5_000)), clock);
+      server.evaluateNow();
+      assertThat(server.journal().openIncidents()).extracting(i -> i.id())
+          .contains(d.get("id").asText());
     } finally {
       server.close();
     }

@@ -9,15 +9,21 @@ package io.inferlens.analysis.cardinality;
  *       half the per-metric limit when that is lower, so that a limit of 1,000 that clips the
  *       explosion at 1,000 still lets it be seen), and
  *   <li>its series per target (active series / distinct target-label combinations) rose at least
- *       {@link #growthFactor}-fold. A metric without series at the window's start counts as
- *       having had {@code minNewSeries / growthFactor} series per target then, so a new metric
- *       explodes only when it arrives with at least {@code minNewSeries} series per target.
+ *       {@link #growthFactor}-fold, <b>or</b> its busiest target (the one with most of its
+ *       series) holds at least {@link #growthFactor} × the series the busiest target held then
+ *       and gained at least the minimum of new series itself: a bomb on one of many targets,
+ *       which the average over the fleet dilutes. A metric without series at the window's start
+ *       counts as having had {@code minNewSeries / growthFactor} series per target (and on its
+ *       busiest target) then, so a new metric explodes only when it arrives with at least
+ *       {@code minNewSeries} series per target, or with more than {@code 4/3 × minNewSeries} on
+ *       one target.
  * </ul>
  *
  * A new target, or a new model on an instance ({@code model_name} is a target label), brings its
- * series with it: series per target stay, and the rule stays silent. A finding holds while the
- * metric's series per target stay at least {@code growthFactor} × what they were before it
- * opened (the label dropped and the series idle for the hour that keeps them active ends it).
+ * series with it: series per target, and on the busiest target, stay, and the rule stays silent.
+ * A finding holds while the metric's series per target or on its busiest target stay at least
+ * {@code growthFactor} × what they were before it opened (the label dropped and the series idle
+ * for the hour that keeps them active ends it).
  *
  * @param windowMs how far back a sample is compared, ms, &gt; 0; default 10 minutes
  * @param sampleIntervalMs least time between two samples, ms, 1..windowMs; default 1 minute
@@ -69,20 +75,35 @@ public record CardinalityRule(long windowMs, long sampleIntervalMs, long minNewS
   }
 
   /**
-   * The rule.
+   * @param busiestThen series of the busiest target at the window's start, ≥ 0 (0: no series)
+   * @param minNew {@link #minNewSeries(long)} in force
+   * @return series on the busiest target the metric counts as having had then
+   */
+  public double busiestThen(long busiestThen, long minNew) {
+    return busiestThen == 0 ? minNew / growthFactor : busiestThen;
+  }
+
+  /**
+   * The rule, with the counts of the window's first sample ("then") and of now.
    *
    * @param seriesThen series at the window's start, ≥ 0
    * @param targetsThen targets then, ≥ 1 when {@code seriesThen} &gt; 0
+   * @param busiestThen series of the busiest target then, ≥ 0
    * @param seriesNow series now, ≥ 1
    * @param targetsNow targets now, ≥ 1
+   * @param busiestNow series of the busiest target now, 1..seriesNow
    * @param perMetricLimit {@code --limits.max-series-per-metric}, 0 when off
    * @return whether the metric is exploding
    */
-  public boolean exploding(long seriesThen, long targetsThen, long seriesNow, long targetsNow,
-      long perMetricLimit) {
+  public boolean exploding(long seriesThen, long targetsThen, long busiestThen, long seriesNow,
+      long targetsNow, long busiestNow, long perMetricLimit) {
     long minNew = minNewSeries(perMetricLimit);
-    return seriesNow - seriesThen >= minNew
-        && holds(perTargetThen(seriesThen, targetsThen, minNew), seriesNow, targetsNow);
+    if (seriesNow - seriesThen < minNew) {
+      return false;
+    }
+    double before = busiestThen(busiestThen, minNew);
+    return holds(perTargetThen(seriesThen, targetsThen, minNew), seriesNow, targetsNow)
+        || busiestNow - before >= minNew && atLeast(busiestNow, growthFactor * before);
   }
 
   /**
@@ -92,9 +113,29 @@ public record CardinalityRule(long windowMs, long sampleIntervalMs, long minNewS
    * @return whether series per target are still at least {@link #growthFactor} × before
    */
   public boolean holds(double perTargetBefore, long seriesNow, long targetsNow) {
-    // Exactly the factor counts (3 × 10/3 per target × 3 targets is 30): a relative tolerance of
-    // 1e-9 absorbs the rounding of the division.
-    return seriesNow > 0
-        && seriesNow * (1 + 1e-9) >= growthFactor * perTargetBefore * targetsNow;
+    return seriesNow > 0 && atLeast(seriesNow, growthFactor * perTargetBefore * targetsNow);
+  }
+
+  /**
+   * @param perTargetBefore series per target before the finding opened
+   * @param busiestBefore series of the busiest target before it opened (NaN: not known)
+   * @param seriesNow series now, ≥ 0
+   * @param targetsNow targets now, ≥ 1
+   * @param busiestNow series of the busiest target now
+   * @return whether series per target, or on the busiest target, are still at least
+   *     {@link #growthFactor} × before
+   */
+  public boolean holds(double perTargetBefore, double busiestBefore, long seriesNow,
+      long targetsNow, long busiestNow) {
+    return holds(perTargetBefore, seriesNow, targetsNow)
+        || seriesNow > 0 && busiestBefore > 0 && atLeast(busiestNow, growthFactor * busiestBefore);
+  }
+
+  /**
+   * {@code value ≥ bound}, exactly the factor counting (3 × 10/3 per target × 3 targets is 30): a
+   * relative tolerance of 1e-9 absorbs the rounding of the division.
+   */
+  private static boolean atLeast(long value, double bound) {
+    return value * (1 + 1e-9) >= bound;
   }
 }

@@ -32,7 +32,8 @@ import java.util.Set;
  * job's series of the metric all come from one) of the target holding most of the metric's
  * series, plus the label {@value #METRIC_LABEL} naming the metric, so that two metrics of one
  * job are two incidents and two alerts. Its one chain layer, {@code cardinality}, has the
- * evidence: series, targets and series per target before and now, the growth, the distinct
+ * evidence: series, targets, series per target and on the busiest target before and now, the
+ * growth, the distinct
  * values of the label responsible (the non-target label whose distinct value count grew most)
  * and the series the per-metric limit refused within the window. Its id is stable for the
  * target and start; it is {@code critical} while the per-metric limit refuses series of the
@@ -48,6 +49,8 @@ public final class CardinalityWatch {
   public static final String METRIC_LABEL = "metric";
   /** The evidence signal of series per target; its baseline is the value before the finding. */
   static final String PER_TARGET = "series_per_target";
+  /** The evidence signal of the busiest target's series; its baseline is the value before. */
+  static final String BUSIEST = "busiest_target_series";
   /** The prefix of the evidence signal of the label responsible: {@code label_values:NAME}. */
   static final String LABEL_VALUES = "label_values:";
 
@@ -70,6 +73,8 @@ public final class CardinalityWatch {
     long seriesBefore;
     long targetsBefore;
     double perTargetBefore;
+    /** Series of the busiest target before; NaN when restored from a record without it. */
+    double busiestBefore = Double.NaN;
     String label;
     long labelValuesBefore;
     Diagnosis current;
@@ -138,6 +143,8 @@ public final class CardinalityWatch {
           double before = e.baseline() == null ? Double.NaN : e.baseline();
           if (e.signal().equals(PER_TARGET)) {
             o.perTargetBefore = before;
+          } else if (e.signal().equals(BUSIEST)) {
+            o.busiestBefore = before;
           } else if (e.signal().equals("series")) {
             o.seriesBefore = (long) before;
           } else if (e.signal().equals("targets")) {
@@ -172,7 +179,8 @@ public final class CardinalityWatch {
       Map.Entry<String, Open> e = it.next();
       Open o = e.getValue();
       MetricCardinality m = cur.get(e.getKey());
-      if (m == null || !rule.holds(o.perTargetBefore, m.series(), m.targets())) {
+      if (m == null || !rule.holds(o.perTargetBefore, o.busiestBefore, m.series(), m.targets(),
+          m.topTargetSeries())) {
         Diagnosis last = o.current;
         resolved.add(m == null ? last.withSpan(last.id(), last.startMs(), nowMs)
             : diagnosis(e.getKey(), o, m, first, nowMs, limit, nowMs));
@@ -189,7 +197,9 @@ public final class CardinalityWatch {
         MetricCardinality then = first.byMetric().get(m.metric());
         long sThen = then == null ? 0 : then.series();
         long tThen = then == null ? 0 : then.targets();
-        if (rule.exploding(sThen, tThen, m.series(), m.targets(), limit)) {
+        long bThen = then == null ? 0 : then.topTargetSeries();
+        if (rule.exploding(sThen, tThen, bThen, m.series(), m.targets(), m.topTargetSeries(),
+            limit)) {
           open.put(m.metric(), opened(m, then, first, nowMs, limit));
         }
       }
@@ -205,6 +215,8 @@ public final class CardinalityWatch {
     o.seriesBefore = then == null ? 0 : then.series();
     o.targetsBefore = then == null ? 0 : then.targets();
     o.perTargetBefore = rule.perTargetThen(o.seriesBefore, o.targetsBefore,
+        rule.minNewSeries(limit));
+    o.busiestBefore = rule.busiestThen(then == null ? 0 : then.topTargetSeries(),
         rule.minNewSeries(limit));
     // The growth began after the first kept sample that still had the window's start count.
     o.startMs = nowMs;
@@ -273,6 +285,11 @@ public final class CardinalityWatch {
         o.perTargetBefore, "series", window, o.perTargetBefore, perNow, null, "ratio"));
     ev.add(new Evidence("growth", growth, rule.growthFactor(), 1.0, "x", window, 1.0, growth,
         null, "ratio"));
+    if (!Double.isNaN(o.busiestBefore)) {
+      ev.add(new Evidence(BUSIEST, m.topTargetSeries(), rule.growthFactor() * o.busiestBefore,
+          o.busiestBefore, "series", window, o.busiestBefore, m.topTargetSeries(), null,
+          "ratio"));
+    }
     long labelNow = o.label == null ? 0 : m.labelValues().getOrDefault(o.label, 0);
     if (o.label != null) {
       ev.add(new Evidence(LABEL_VALUES + o.label, labelNow, null, (double) o.labelValuesBefore,
@@ -285,6 +302,10 @@ public final class CardinalityWatch {
         "%s grew from %,d to %,d active series in %s while its targets went from %,d to %,d"
             + " (%s to %s series per target, x%s)", metric, o.seriesBefore, m.series(), window,
         o.targetsBefore, m.targets(), number(o.perTargetBefore), number(perNow), number(growth)));
+    if (o.seriesBefore > 0 && !Double.isNaN(o.busiestBefore)) {
+      summary.append(String.format(Locale.ROOT, "; its busiest target (%s) went from %s to %,d",
+          labelsText(m.topTarget()), number(o.busiestBefore), m.topTargetSeries()));
+    }
     if (o.label != null) {
       summary.append(String.format(Locale.ROOT, "; label %s went from %,d to %,d values",
           o.label, o.labelValuesBefore, labelNow));
@@ -331,6 +352,13 @@ public final class CardinalityWatch {
         + " traces, so remove it from the instrumentation, or aggregate it away with a recording"
         + " rule and send that");
     return out;
+  }
+
+  private static String labelsText(Map<String, String> labels) {
+    StringBuilder sb = new StringBuilder();
+    labels.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append('=')
+        .append(v));
+    return sb.toString();
   }
 
   private static String regexQuote(String s) {

@@ -323,7 +323,12 @@ public final class IncidentEvaluator {
     // changed shape (a sender's silence split into gaps as some targets came back), or its
     // target is no longer evaluated. It ends where the evaluation is.
     for (Incident inc : journal.openIncidents()) {
-      if (!current.contains(inc.id()) && covered(inc.diagnosis(), reporting)) {
+      // The watch hands back every finding it holds open: one it does not (its metric gone
+      // before a restart, a record it could not restore) has ended too.
+      boolean cardinalityEnded = cardinality != null
+          && inc.diagnosis().cause() == Cause.CARDINALITY_EXPLOSION;
+      if (!current.contains(inc.id())
+          && (cardinalityEnded || covered(inc.diagnosis(), reporting))) {
         journal.record(inc.diagnosis().withSpan(inc.id(), inc.diagnosis().startMs(), upTo), now);
         written++;
       }

@@ -185,6 +185,37 @@ class CardinalityWatchTest {
   }
 
   @Test
+  void aBombOnOneReplicaOfAFleetIsNamedWithItsLabel() throws Exception {
+    CardinalityWatch watch = open(SeriesLimits.DEFAULTS);
+    for (int i = 0; i < 100; i++) {
+      histogram("gpu-" + i + ":8000", "llama", 30);
+    }
+    assertThat(watch.findings(clock.ms)).isEmpty();
+    clock.ms += 1_000;
+    // One replica's new build adds a request_id label to its buckets: 2,000 more series.
+    List<SeriesWrite> w = new ArrayList<>();
+    for (int r = 0; r < 2_000; r++) {
+      w.add(write(clock.ms - 1_000, "__name__", "vllm:e2e_request_latency_seconds_bucket",
+          "job", "vllm", "instance", "gpu-7:8000", "model_name", "llama", "le", "1",
+          "request_id", "r" + r));
+    }
+    store.append(w);
+    List<Diagnosis> found = after(watch, MINUTE);
+    assertThat(found).hasSize(1);
+    Diagnosis d = found.get(0);
+    // The job spans 100 instances: the target names the job, the summary the busiest target.
+    assertThat(d.target()).containsExactly(Map.entry("job", "vllm"),
+        Map.entry("metric", "vllm:e2e_request_latency_seconds_bucket"));
+    assertThat(evidence(d, "series_per_target").value()).isEqualTo(50.0);
+    assertThat(evidence(d, "busiest_target_series").value()).isEqualTo(2_030);
+    assertThat(evidence(d, "busiest_target_series").baseline()).isEqualTo(30.0);
+    assertThat(evidence(d, "label_values:request_id").value()).isEqualTo(2_000);
+    assertThat(d.summary()).contains(
+        "its busiest target (job=vllm, instance=gpu-7:8000, model_name=llama) went from 30 to"
+            + " 2,030", "label request_id went from 0 to 2,000 values");
+  }
+
+  @Test
   void fixtureScrapesOfAWholeFleetWithTheirBucketsAreSilent() throws Exception {
     CardinalityWatch watch = open(SeriesLimits.DEFAULTS);
     long t0 = clock.ms - 120_000;
