@@ -271,7 +271,7 @@ public final class CardinalityWatch {
   private Diagnosis diagnosis(String metric, Open o, MetricCardinality m, Sample first,
       long nowMs, long limit, Long endMs) {
     String sel = "{__name__=\"" + escape(metric) + "\"}";
-    String window = Diagnoser.duration(Math.max(0, nowMs - o.beforeMs));
+    String window = window(Math.max(0, nowMs - o.beforeMs));
     double perNow = (double) m.series() / m.targets();
     double growth = perNow / o.perTargetBefore;
     long refused = refusedInWindow(m, first);
@@ -298,10 +298,17 @@ public final class CardinalityWatch {
     }
     ev.add(new Evidence("refused_series", refused, limit > 0 ? (double) limit : null, null,
         "series", window, 0, refused, null, null));
-    StringBuilder summary = new StringBuilder(String.format(Locale.ROOT,
-        "%s grew from %,d to %,d active series in %s while its targets went from %,d to %,d"
-            + " (%s to %s series per target, x%s)", metric, o.seriesBefore, m.series(), window,
-        o.targetsBefore, m.targets(), number(o.perTargetBefore), number(perNow), number(growth)));
+    // A new metric's "before" per target is the rule's stand-in (minNewSeries / factor): not
+    // a figure to show a person.
+    StringBuilder summary = new StringBuilder(o.seriesBefore == 0
+        ? String.format(Locale.ROOT, "%s is new with %,d active series on %,d target%s within %s"
+            + " (%s per target)", metric, m.series(), m.targets(), m.targets() == 1 ? "" : "s",
+            window, number(perNow))
+        : String.format(Locale.ROOT,
+            "%s grew from %,d to %,d active series in %s while its targets went from %,d to %,d"
+                + " (%s to %s series per target, x%s)", metric, o.seriesBefore, m.series(),
+            window, o.targetsBefore, m.targets(), number(o.perTargetBefore), number(perNow),
+            number(growth)));
     if (o.seriesBefore > 0 && !Double.isNaN(o.busiestBefore)) {
       summary.append(String.format(Locale.ROOT, "; its busiest target (%s) went from %s to %,d",
           labelsText(m.topTarget()), number(o.busiestBefore), m.topTargetSeries()));
@@ -322,6 +329,12 @@ public final class CardinalityWatch {
         o.target, o.startMs, endMs, summary.toString(),
         List.of(new ChainLayer("cardinality", endMs == null ? "exploding" : "normal", ev)),
         recommendations(metric, o.label), false);
+  }
+
+  /** @return a span for people: whole minutes from a minute on, else whole seconds */
+  static String window(long ms) {
+    return ms >= 60_000 ? Diagnoser.duration(Math.round(ms / 60_000.0) * 60_000)
+        : Diagnoser.duration(Math.round(ms / 1000.0) * 1000);
   }
 
   /** Refusals of the metric's new series since the window's first sample (a reset: all). */

@@ -234,6 +234,24 @@ class CardinalityWatchTest {
   }
 
   @Test
+  void aNewMetricArrivingWithTheMinimumPerTargetIsAnExplosion() throws Exception {
+    CardinalityWatch watch = open(SeriesLimits.DEFAULTS);
+    histogram("gpu-0:8000", "llama", 30);
+    assertThat(watch.findings(clock.ms)).isEmpty();
+    clock.ms += 1_000;
+    users("chat_requests_total", 0, 999);
+    assertThat(after(watch, 89_000)).isEmpty();
+    users("chat_requests_total", 999, 1_000);
+    List<Diagnosis> found = after(watch, MINUTE);
+    assertThat(found).hasSize(1);
+    assertThat(found.get(0).summary()).startsWith(
+        "chat_requests_total is new with 1,000 active series on 1 target within 3m (1,000 per"
+            + " target); label user_id went from 0 to 1,000 values");
+    assertThat(CardinalityWatch.window(61_363)).isEqualTo("1m");
+    assertThat(CardinalityWatch.window(29_600)).isEqualTo("30s");
+  }
+
+  @Test
   void perMetricLimitRefusalsAreEvidenceAndMakeItCritical() throws Exception {
     CardinalityWatch watch = open(new SeriesLimits(SeriesLimits.DEFAULT_MAX_SERIES, 1_000));
     users("chat_requests_total", 0, 10);
