@@ -153,6 +153,10 @@ class CardinalityExplosionEndToEndTest {
           + (clock.ms / 1000 + 60))).get("incidents");
       assertThat(incidents).hasSize(1);
       assertThat(incidents.get(0).get("id").asText()).isEqualTo(d.get("id").asText());
+      String markdown = Requests.get(base.resolve("/api/v1/incidents/"
+          + Requests.enc(d.get("id").asText()) + "/markdown")).body();
+      assertThat(markdown).contains("## Evidence (cardinality)", "label_values:user_id",
+          "labeldrop");
       JsonNode alerts = getJson(base.resolve("/api/v1/alerts")).get("alerts");
       JsonNode alert = null;
       for (JsonNode a : alerts) {

@@ -563,6 +563,9 @@ class WebUiBrowserTest {
     assertThat(driver.findElements(By.cssSelector("div.layer"))).extracting(
         l -> l.getAttribute("data-layer")).containsExactly("cardinality");
     assertThat(driver.findElement(By.cssSelector("ul.recs")).getText()).contains("labeldrop");
+    assertThat(driver.findElements(By.tagName("h2"))).extracting(WebElement::getText)
+        .contains("Evidence: cardinality");
+    screenshot("cardinality-incident");
     // The overview has no row for a store-level finding: its banner links the page. Its range
     // ends on a 15 s grid (state.js), so it shows a finding once the grid has passed its start.
     long startMs = java.time.Instant.parse(found.get(0).get("start").asText()).toEpochMilli();

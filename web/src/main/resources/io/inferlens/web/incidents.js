@@ -155,7 +155,7 @@ async function renderIncident(app, parts, stale) {
       ' · ', h('a', { href: apiPath(id, '/markdown'), download: inc.cause.toLowerCase() + '.md', id: 'markdown' }, 'Markdown'),
       ' · ', h('a', { href: link('/diagnosis/' + inc.id, { at: Math.floor(Date.parse(inc.start) / 1000) }) }, 'Drill-down')),
     h('p', { class: 'summary' }, inc.summary),
-    h('section', { class: 'card' }, h('h2', {}, 'Evidence: latency → queue → resource'),
+    h('section', { class: 'card' }, h('h2', {}, 'Evidence: ' + inc.chain.map(l => l.layer).join(' → ')),
       inc.chain.map(l => h('div', { class: 'layer', 'data-layer': l.layer },
         h('h3', {}, l.layer, ' ', verdict(l.verdict)), evidenceTable(l)))),
     h('section', { class: 'card' }, h('h2', {}, 'Recommendations'),
