@@ -165,6 +165,9 @@ final class Alerts {
         return "a new model or version label slower than the previous one at comparable load";
       case REMOTE_WRITE_STOPPED:
         return "every target of a sender silent at once past the grace";
+      case CARDINALITY_EXPLOSION:
+        return "a metric gained at least 1000 active series in 10 minutes while its series per"
+            + " target (or on its busiest target) rose 3-fold";
       default:
         return cause.name().toLowerCase(Locale.ROOT);
     }

@@ -45,7 +45,10 @@ final class IncidentMarkdown {
       b.append(", **resolved:** ").append(Instant.ofEpochMilli(inc.resolvedAtMs()));
     }
     b.append("\n\n## Summary\n\n").append(d.summary()).append("\n\n");
-    b.append("## Evidence (latency → queue → resource)\n\n");
+    // The chain's own layers: latency → queue → resource, or a store-level finding's one layer.
+    java.util.StringJoiner layers = new java.util.StringJoiner(" → ");
+    d.chain().forEach(l -> layers.add(l.layer()));
+    b.append("## Evidence (").append(layers).append(")\n\n");
     b.append("| Layer | Verdict | Signal | Value | Threshold | Basis | Baseline | Unit | PromQL |\n");
     b.append("|---|---|---|---|---|---|---|---|---|\n");
     for (ChainLayer l : d.chain()) {

@@ -128,7 +128,9 @@ public final class InferLensServer implements AutoCloseable {
           for (IncidentEvaluator.Listener l : incidentListeners) {
             l.evaluated(incidents, nowMs);
           }
-        });
+        }, new io.inferlens.analysis.cardinality.CardinalityWatch(store,
+            config.targets().groupingLabels(),
+            io.inferlens.analysis.cardinality.CardinalityRule.DEFAULTS));
     this.evalTimer = io.micrometer.core.instrument.Timer.builder("inferlens.evaluator.duration")
         .description("Time of one evaluation of every target by the always-on evaluator")
         .register(registry);

@@ -50,11 +50,17 @@ class WebUiTest {
     assertThat(index.statusCode()).isEqualTo(200);
     assertThat(index.headers().firstValue("content-type").orElse("")).startsWith("text/html");
     assertThat(index.body()).contains("<script type=\"module\" src=\"/app.js\">")
-        .contains("href=\"#/incidents\""); // the header links the incidents page
+        .contains("href=\"#/incidents\"") // the header links the incidents page
+        .contains("href=\"#/cardinality\""); // and the cardinality page
     assertThat(Requests.get(base.resolve("/app.js")).body())
-        .contains("import { renderIncidents } from './incidents.js';");
+        .contains("import { renderIncidents } from './incidents.js';")
+        .contains("import { renderCardinality } from './cardinality.js';");
+    // The cardinality page reads the two routes it names.
+    assertThat(Requests.get(base.resolve("/cardinality.js")).body())
+        .contains("'/api/v1/status/tsdb'", "cause: 'CARDINALITY_EXPLOSION'");
     for (String js : List.of("/app.js", "/charts.js", "/overview.js", "/target.js",
-        "/diagnosis.js", "/trends.js", "/incidents.js", "/state.js", "/api.js", "/dom.js",
+        "/diagnosis.js", "/trends.js", "/incidents.js", "/cardinality.js", "/state.js",
+        "/api.js", "/dom.js",
         "/webjars/uplot/1.6.30/dist/uPlot.esm.js")) {
       HttpResponse<String> r = Requests.get(base.resolve(js));
       assertThat(r.statusCode()).as(js).isEqualTo(200);

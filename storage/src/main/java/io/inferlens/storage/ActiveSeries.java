@@ -43,10 +43,15 @@ final class ActiveSeries {
   /** Clock ms of the last sweep; used by the background thread only. */
   private long lastSweepMs = Long.MIN_VALUE;
 
-  /** The active series of one metric name and the running call's reservations. */
+  /**
+   * The active series of one metric name, the running call's reservations, and how many times
+   * {@link SeriesLimits.Kind#MAX_SERIES_PER_METRIC} refused a series of it while this counter
+   * lived (a counter lives while the metric has active series, so the limit can only refuse then).
+   */
   private static final class MetricCount {
     int active;
     int reserved;
+    long refused;
   }
 
   ActiveSeries(SeriesLimits limits, SeriesIndex index, StoreLocks.RankedLock appendLock) {
@@ -82,6 +87,7 @@ final class ActiveSeries {
     MetricCount c = byMetric.get(metric);
     long perMetric = limits.maxSeriesPerMetric();
     if (perMetric > 0 && c != null && (long) c.active + c.reserved >= perMetric) {
+      c.refused++;
       return SeriesLimits.Kind.MAX_SERIES_PER_METRIC;
     }
     if (c == null) {
@@ -94,6 +100,27 @@ final class ActiveSeries {
     c.reserved++;
     reserved++;
     return null;
+  }
+
+  /**
+   * A copy of the per-metric counters, taken under the append lock: a map copy of one entry per
+   * metric name with active series (microseconds for thousands of names), for the cardinality
+   * sample ({@link CardinalitySampler}).
+   *
+   * @return metric name ("" for series without one) → {active series, per-metric limit refusals
+   *     while the counter lived}; refusals are counted once per refused series per append call
+   */
+  Map<String, long[]> metricCounts() {
+    appendLock.lock();
+    try {
+      Map<String, long[]> out = new HashMap<>(byMetric.size() * 2);
+      for (Map.Entry<String, MetricCount> e : byMetric.entrySet()) {
+        out.put(e.getKey(), new long[] {e.getValue().active, e.getValue().refused});
+      }
+      return out;
+    } finally {
+      appendLock.unlock();
+    }
   }
 
   /**

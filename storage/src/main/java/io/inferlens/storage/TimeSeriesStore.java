@@ -109,6 +109,7 @@ public final class TimeSeriesStore
   private final StoreMaintenance maintenance;
   private final WriteHealth health;
   private final CardinalityStats cardinality;
+  private final CardinalitySampler cardinalitySampler;
   /** The background thread; package-private so tests run its tick with a fake clock. */
   final StoreBackground background;
 
@@ -127,6 +128,7 @@ public final class TimeSeriesStore
     this.journal = new JournalStore(core);
     this.retention = new Retention(core);
     this.cardinality = new CardinalityStats(core);
+    this.cardinalitySampler = new CardinalitySampler(core);
   }
 
   /**
@@ -349,6 +351,18 @@ public final class TimeSeriesStore
   public TsdbStatus tsdbStatus(int limit) throws StorageException {
     core.ensureOpen();
     return cardinality.compute(limit);
+  }
+
+  @Override
+  public java.util.List<MetricCardinality> metricCardinality(java.util.List<String> targetLabels,
+      int maxMetrics) throws StorageException {
+    core.ensureOpen();
+    return cardinalitySampler.sample(targetLabels, maxMetrics);
+  }
+
+  @Override
+  public SeriesLimits seriesLimits() {
+    return core.active.limits();
   }
 
   @Override

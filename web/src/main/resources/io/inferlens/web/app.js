@@ -6,6 +6,7 @@ import { renderTarget } from './target.js';
 import { renderDiagnosis } from './diagnosis.js';
 import { renderTrends } from './trends.js';
 import { renderIncidents } from './incidents.js';
+import { renderCardinality } from './cardinality.js';
 import { h } from './dom.js';
 
 const app = document.getElementById('app');
@@ -19,6 +20,7 @@ const ROUTES = {
   diagnosis: { render: renderDiagnosis, range: '24h', title: 'Diagnosis' },
   trends: { render: renderTrends, range: '30d', title: 'Trends' },
   incidents: { render: renderIncidents, range: '7d', title: 'Incidents' },
+  cardinality: { render: renderCardinality, range: '7d', title: 'Cardinality' },
 };
 
 function routeOf() {

@@ -97,7 +97,7 @@ export async function renderDiagnosis(app, parts, stale) {
     h('p', { class: 'muted' }, h('a', { href: tid ? link('/target/' + tid, { tab: 'live' }) : '#/' }, targetName(d.target)),
       ` · ${new Date(d.start).toLocaleString()} → ${d.end ? new Date(d.end).toLocaleString() : 'ongoing'}`),
     h('p', { class: 'summary' }, d.summary),
-    h('section', { class: 'card' }, h('h2', {}, 'Drill-down: latency → queue → resource'), chain),
+    h('section', { class: 'card' }, h('h2', {}, 'Drill-down: ' + d.chain.map(l => l.layer).join(' → ')), chain),
     h('section', { class: 'card' }, h('h2', {}, 'Recommendation'),
       h('ul', { class: 'recs' }, d.recommendations.map(r => h('li', {}, r)))),
     h('section', { class: 'card' }, h('h2', {}, 'Charts at that time'),

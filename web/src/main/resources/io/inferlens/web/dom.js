@@ -37,7 +37,7 @@ export function badge(state) {
 }
 
 const VERDICT = {
-  breached: '▲', saturated: '▲', normal: '✔', unknown: '?',
+  breached: '▲', saturated: '▲', exploding: '▲', normal: '✔', unknown: '?',
 };
 
 /** A chain verdict with an icon and its text. */
@@ -46,8 +46,14 @@ export function verdict(v) {
     h('span', { 'aria-hidden': 'true' }, (VERDICT[v] || '•') + ' '), v);
 }
 
-/** Target display name: model @ instance. */
+/**
+ * Target display name: model @ instance; a store-level finding's target (CARDINALITY_EXPLOSION:
+ * job, instance when single, metric) reads "metric from job @ instance".
+ */
 export function targetName(labels) {
+  if (labels.metric && !labels.model_name) {
+    return `${labels.metric} from ${labels.job || '?'}${labels.instance ? ' @ ' + labels.instance : ''}`;
+  }
   const model = labels.model_name || '(no model label)';
   return `${model} @ ${labels.instance || '?'}`;
 }

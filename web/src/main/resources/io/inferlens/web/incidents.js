@@ -9,7 +9,7 @@ import { h, badge, verdict, targetName } from './dom.js';
 /** The causes of io.inferlens.analysis.diagnose.Cause, for the filter. */
 export const CAUSES = ['CAPACITY_EXHAUSTED', 'CONCURRENCY_LIMIT', 'KV_CACHE_PRESSURE',
   'GPU_COMPUTE_BOUND', 'PER_REQUEST_SLOWDOWN', 'WORKLOAD_SHIFT', 'UPSTREAM_BACKLOG',
-  'MONITORING_GAP', 'REMOTE_WRITE_STOPPED', 'VERSION_REGRESSION'];
+  'MONITORING_GAP', 'REMOTE_WRITE_STOPPED', 'VERSION_REGRESSION', 'CARDINALITY_EXPLOSION'];
 
 /** Duration between two RFC 3339 times (end null: until now), e.g. "1h 5m". */
 export function duration(start, end) {
@@ -155,7 +155,7 @@ async function renderIncident(app, parts, stale) {
       ' · ', h('a', { href: apiPath(id, '/markdown'), download: inc.cause.toLowerCase() + '.md', id: 'markdown' }, 'Markdown'),
       ' · ', h('a', { href: link('/diagnosis/' + inc.id, { at: Math.floor(Date.parse(inc.start) / 1000) }) }, 'Drill-down')),
     h('p', { class: 'summary' }, inc.summary),
-    h('section', { class: 'card' }, h('h2', {}, 'Evidence: latency → queue → resource'),
+    h('section', { class: 'card' }, h('h2', {}, 'Evidence: ' + inc.chain.map(l => l.layer).join(' → ')),
       inc.chain.map(l => h('div', { class: 'layer', 'data-layer': l.layer },
         h('h3', {}, l.layer, ' ', verdict(l.verdict)), evidenceTable(l)))),
     h('section', { class: 'card' }, h('h2', {}, 'Recommendations'),

@@ -66,8 +66,14 @@ export async function renderOverview(app, _parts, stale) {
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Target'), h('th', { scope: 'col' }, 'State'),
       h('th', { scope: 'col' }, 'Open diagnoses'), SPARKS.map(s => h('th', { scope: 'col' }, s.label)))),
     h('tbody', {}, rows.map(r => r.tr)));
-  app.replaceChildren(h('h1', {}, 'Inference health'),
-    list.length ? table : h('p', { class: 'muted' }, 'No targets have samples in this range. Point Prometheus remote_write at /api/v1/write.'));
+  // Store-level findings have no target row: a banner links them to the cardinality page.
+  const exploding = diag.diagnoses.filter(d => d.cause === 'CARDINALITY_EXPLOSION' && d.end == null);
+  const banner = exploding.length ? h('p', { class: 'card explosion', id: 'cardinality-banner', role: 'alert' },
+    h('strong', {}, '▲ CARDINALITY_EXPLOSION '), exploding.map(d => d.target.metric).join(', '), ' · ',
+    h('a', { href: link('/cardinality') }, 'see the top offenders')) : null;
+  app.replaceChildren(...[h('h1', {}, 'Inference health'), banner,
+    list.length ? table : h('p', { class: 'muted' }, 'No targets have samples in this range. Point Prometheus remote_write at /api/v1/write.')]
+    .filter(Boolean));
   if (!rows.length) return;
   // One request for every row's sparklines (coarse raw values, no analysis per target).
   let data;

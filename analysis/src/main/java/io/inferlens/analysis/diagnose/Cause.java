@@ -59,7 +59,19 @@ public enum Cause {
   /** A new model/version label is slower than the previous one at comparable load. */
   VERSION_REGRESSION(List.of(
       "roll back to the previous model version",
-      "profile the new version at the same load before rolling it out"));
+      "profile the new version at the same load before rolling it out")),
+  /**
+   * A metric's active series grew much faster than its targets (a per-user or per-request label):
+   * a store-level finding of {@code analysis.cardinality.CardinalityWatch}, not of a target's
+   * stream. Its diagnoses carry recommendations naming the metric and the label.
+   */
+  CARDINALITY_EXPLOSION(List.of(
+      "drop the label at the sender: metric_relabel_configs with action: labeldrop and the"
+          + " label's name as regex in the scrape job",
+      "or stop sending the metric to InferLens: write_relabel_configs with action: drop on"
+          + " __name__ in the remote_write section",
+      "labeldrop merges series that differed only by that label: if the label is per user or"
+          + " per request, remove it from the instrumentation (it belongs in logs or traces)"));
 
   private final List<String> recommendations;
 

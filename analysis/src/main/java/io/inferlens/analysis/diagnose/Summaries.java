@@ -37,6 +37,7 @@ final class Summaries {
       case MONITORING_GAP: lead = "Scrapes missing"; break;
       case REMOTE_WRITE_STOPPED: lead = "No samples from any target: remote write stopped"; break;
       case VERSION_REGRESSION: lead = "New model version slower"; break;
+      case CARDINALITY_EXPLOSION: lead = "Series of one metric exploding"; break;
       default: lead = cause.name();
     }
     StringBuilder sb = new StringBuilder(lead);

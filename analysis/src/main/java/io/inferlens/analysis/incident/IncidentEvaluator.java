@@ -1,5 +1,6 @@
 package io.inferlens.analysis.incident;
 
+import io.inferlens.analysis.cardinality.CardinalityWatch;
 import io.inferlens.analysis.catalog.Signal;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.analysis.diagnose.Cause;
@@ -58,6 +59,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       IncidentMerge} (one incident, one cause; all targets quiet at once is one
  *       REMOTE_WRITE_STOPPED), and the open gap of a model replaced on its instance by another is
  *       a deployment, not a gap.
+ *   <li><b>Cardinality.</b> With a {@link CardinalityWatch}, its CARDINALITY_EXPLOSION findings
+ *       (store-level, sampled once a minute) are journaled as it reports them: opened, updated,
+ *       and resolved when it says so; after a restart the journal's open ones are handed back to
+ *       it.
  * </ul>
  *
  * <p>Thread safe: {@link #evaluate()} is serialized; the append listener only lowers an atomic.
@@ -127,6 +132,9 @@ public final class IncidentEvaluator {
   private Set<String> deferredGaps = new HashSet<>();
   private long lastRegressionCheckMs = Long.MIN_VALUE;
   private List<Diagnosis> regressions = List.of();
+  /** The store-level cardinality findings, or null when not watched. */
+  private final CardinalityWatch cardinality;
+  private boolean cardinalityRestored;
 
   /**
    * @param engine the analysis engine (its configuration, store and catalog)
@@ -137,6 +145,21 @@ public final class IncidentEvaluator {
    */
   public IncidentEvaluator(DiagnosisEngine engine, Querier store, IncidentJournal journal,
       Clock clock, Listener listener) {
+    this(engine, store, journal, clock, listener, null);
+  }
+
+  /**
+   * @param engine the analysis engine (its configuration, store and catalog)
+   * @param store the store, whose appends are watched for late data
+   * @param journal where incidents go
+   * @param clock the present
+   * @param listener told after each evaluation (Alertmanager), or null
+   * @param cardinality asked for {@link Cause#CARDINALITY_EXPLOSION} findings every evaluation
+   *     (it samples the store once a minute), or null for none
+   */
+  public IncidentEvaluator(DiagnosisEngine engine, Querier store, IncidentJournal journal,
+      Clock clock, Listener listener, CardinalityWatch cardinality) {
+    this.cardinality = cardinality;
     this.engine = engine;
     this.store = store;
     this.journal = journal;
@@ -256,6 +279,18 @@ public final class IncidentEvaluator {
       lastRegressionCheckMs = now;
     }
     found.addAll(regressions);
+    if (cardinality != null) {
+      if (!cardinalityRestored) {
+        List<Diagnosis> openOnes = new ArrayList<>();
+        for (Incident inc : journal.openIncidents()) {
+          openOnes.add(inc.diagnosis());
+        }
+        cardinality.restore(openOnes);
+        cardinalityRestored = true;
+      }
+      // Store-level: journaled as the watch says, never re-derived from a target's stream.
+      found.addAll(cardinality.findings(now));
+    }
     List<Diagnosis> merged = IncidentMerge.merge(found, reporting, grace);
     int written = 0;
     Set<String> current = new HashSet<>();
@@ -288,7 +323,12 @@ public final class IncidentEvaluator {
     // changed shape (a sender's silence split into gaps as some targets came back), or its
     // target is no longer evaluated. It ends where the evaluation is.
     for (Incident inc : journal.openIncidents()) {
-      if (!current.contains(inc.id()) && covered(inc.diagnosis(), reporting)) {
+      // The watch hands back every finding it holds open: one it does not (its metric gone
+      // before a restart, a record it could not restore) has ended too.
+      boolean cardinalityEnded = cardinality != null
+          && inc.diagnosis().cause() == Cause.CARDINALITY_EXPLOSION;
+      if (!current.contains(inc.id())
+          && (cardinalityEnded || covered(inc.diagnosis(), reporting))) {
         journal.record(inc.diagnosis().withSpan(inc.id(), inc.diagnosis().startMs(), upTo), now);
         written++;
       }
@@ -423,7 +463,8 @@ public final class IncidentEvaluator {
     for (Incident inc : journal.list(from, Long.MAX_VALUE,
         d -> d.target().equals(st.target.labels()))) {
       Diagnosis d = inc.diagnosis();
-      if (d.cause() == Cause.VERSION_REGRESSION || d.cause() == Cause.REMOTE_WRITE_STOPPED) {
+      if (d.cause() == Cause.VERSION_REGRESSION || d.cause() == Cause.REMOTE_WRITE_STOPPED
+          || d.cause() == Cause.CARDINALITY_EXPLOSION) {
         continue;
       }
       if (!ids.contains(d.id()) && (d.endMs() == null ? d.startMs() >= from - config.forMs()
@@ -496,13 +537,13 @@ public final class IncidentEvaluator {
   /** Whether a cause is a problem period of one target's stream (not a gap or a comparison). */
   private static boolean isPeriod(Cause c) {
     return c != Cause.MONITORING_GAP && c != Cause.REMOTE_WRITE_STOPPED
-        && c != Cause.VERSION_REGRESSION;
+        && c != Cause.VERSION_REGRESSION && c != Cause.CARDINALITY_EXPLOSION;
   }
 
   /** Whether the evaluation just done speaks for an incident's target. */
   private static boolean covered(Diagnosis d, Set<Map<String, String>> reporting) {
-    if (d.cause() == Cause.VERSION_REGRESSION) {
-      return false;
+    if (d.cause() == Cause.VERSION_REGRESSION || d.cause() == Cause.CARDINALITY_EXPLOSION) {
+      return false; // resolved by their own checks, not by a target's evaluation
     }
     if (d.cause() == Cause.REMOTE_WRITE_STOPPED) {
       return true;

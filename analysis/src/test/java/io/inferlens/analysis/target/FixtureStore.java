@@ -29,10 +29,10 @@ import java.util.function.UnaryOperator;
  * {@code exported_job}/{@code exported_instance}, honor_labels=false), counters and histogram
  * series growing by a deterministic amount per scrape, gauges dipping by up to 4 %.
  */
-final class FixtureStore {
+public final class FixtureStore {
 
   /** First scrape time: 2026-01-08T00:00:00Z, in milliseconds. */
-  static final long T0_MS = 1_767_830_400_000L;
+  public static final long T0_MS = 1_767_830_400_000L;
   /** Prometheus' default scrape interval used here: 15 s. */
   static final long SCRAPE_INTERVAL_MS = 15_000;
   /** Scrapes per ingest. */
@@ -89,7 +89,7 @@ final class FixtureStore {
    * @param t0Ms time of the first scrape, milliseconds
    * @param relabel applied to each sample's labels (with job and instance) before storing
    */
-  static void ingest(TimeSeriesStore store, String file, String job, String instance, long t0Ms,
+  public static void ingest(TimeSeriesStore store, String file, String job, String instance, long t0Ms,
       UnaryOperator<Map<String, String>> relabel) throws StorageException {
     String text = read(file);
     List<Sample> samples = ExpositionParser.parse(text);
