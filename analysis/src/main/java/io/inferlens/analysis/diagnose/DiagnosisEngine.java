@@ -57,6 +57,8 @@ public final class DiagnosisEngine {
   private final TargetDiscovery discovery;
   private final SignalResolver resolver;
   private final FrameCache cache;
+  /** {@link #cache} read but not filled. */
+  private final FrameCache readThrough;
   private final SparklineCache sparklineCache = new SparklineCache();
   private final RollupEvaluator rollups;
 
@@ -83,6 +85,7 @@ public final class DiagnosisEngine {
     this.cache = new FrameCache(DEFAULT_CACHE_BYTES,
         Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS.lookbackDeltaMs())
             + RollupHistory.RESOLUTION.intervalMs());
+    this.readThrough = cache.readOnlyView();
     store.addAppendListener(cache::invalidate);
     store.addAppendListener(sparklineCache::invalidate);
   }
@@ -275,6 +278,23 @@ public final class DiagnosisEngine {
    */
   public TargetAnalysis analyze(Target target, long startMs, long endMs, long stepMs)
       throws StorageException {
+    return analyze(target, startMs, endMs, stepMs, true);
+  }
+
+  /**
+   * As {@link #analyze(Target, long, long, long)}; with {@code keepInCache} false the evaluated
+   * chunks are read from the cache where it holds them but not kept in it: the always-on
+   * evaluator's analyses, each of which it keeps the outcome of itself (its stream), and which
+   * for hundreds of targets would push every reader's chunks out and fill the whole budget.
+   *
+   * @param keepInCache whether chunks evaluated here are kept for later analyses
+   * @return the analysis
+   * @throws StorageException if the store fails
+   * @throws IllegalArgumentException as {@link #analyze(Target, long, long, long)}
+   */
+  public TargetAnalysis analyze(Target target, long startMs, long endMs, long stepMs,
+      boolean keepInCache) throws StorageException {
+    FrameCache cache = keepInCache ? this.cache : readThrough;
     if (endMs < startMs) {
       throw new IllegalArgumentException("end " + endMs + " ms is before start " + startMs + " ms");
     }

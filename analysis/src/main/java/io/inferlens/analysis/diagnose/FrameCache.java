@@ -13,6 +13,12 @@ import java.util.Map;
  * construction), which covers backfill, and the least recently used chunks go when the byte
  * budget is exceeded.
  *
+ * <p>A {@link #readOnlyView()} answers from the same chunks but keeps nothing it evaluated: the
+ * always-on evaluator reads through one, so that its first evaluation of every target (a day of
+ * raw steps and 14 days of rollup history each) does not fill the budget with chunks no reader
+ * asks for again (500 targets filled all 256 MiB, and the heap grew to twice that:
+ * docs/BENCHMARKS.md, issue 20, "The evaluator and the chunk cache").
+ *
  * <p>Thread safe (synchronized; entries are immutable once put).
  */
 public final class FrameCache {
@@ -28,6 +34,8 @@ public final class FrameCache {
 
   private final long budgetBytes;
   private final long dependencyMs;
+  /** The cache a read-only view reads; null for a cache of its own. */
+  private final FrameCache shared;
   private final LinkedHashMap<Key, Chunk> chunks = new LinkedHashMap<>(64, 0.75f, true);
   private long bytes;
   private long hits;
@@ -45,9 +53,27 @@ public final class FrameCache {
     }
     this.budgetBytes = budgetBytes;
     this.dependencyMs = dependencyMs;
+    this.shared = null;
+  }
+
+  private FrameCache(FrameCache shared) {
+    this.budgetBytes = shared.budgetBytes;
+    this.dependencyMs = shared.dependencyMs;
+    this.shared = shared;
+  }
+
+  /**
+   * @return a view that answers lookups from this cache (counted in its hits and misses) and
+   *     drops what is put into it; invalidation goes to this cache
+   */
+  public FrameCache readOnlyView() {
+    return shared != null ? this : new FrameCache(this);
   }
 
   synchronized Chunk get(String target, long stepMs, long startMs) {
+    if (shared != null) {
+      return shared.get(target, stepMs, startMs);
+    }
     Chunk c = chunks.get(new Key(target, stepMs, startMs));
     if (c == null) {
       misses++;
@@ -58,6 +84,9 @@ public final class FrameCache {
   }
 
   synchronized void put(String target, Chunk chunk) {
+    if (shared != null) {
+      return;
+    }
     Chunk old = chunks.put(new Key(target, chunk.stepMs(), chunk.startMs()), chunk);
     if (old != null) {
       bytes -= old.bytes();
@@ -78,6 +107,10 @@ public final class FrameCache {
    * @param toMs newest appended sample, milliseconds
    */
   public synchronized void invalidate(long fromMs, long toMs) {
+    if (shared != null) {
+      shared.invalidate(fromMs, toMs);
+      return;
+    }
     Iterator<Map.Entry<Key, Chunk>> it = chunks.entrySet().iterator();
     while (it.hasNext()) {
       Chunk c = it.next().getValue();
@@ -92,16 +125,16 @@ public final class FrameCache {
 
   /** @return bytes of cached values */
   public synchronized long bytes() {
-    return bytes;
+    return shared != null ? shared.bytes() : bytes;
   }
 
   /** @return lookups answered from the cache since creation */
   public synchronized long hits() {
-    return hits;
+    return shared != null ? shared.hits() : hits;
   }
 
   /** @return lookups that had to evaluate since creation */
   public synchronized long misses() {
-    return misses;
+    return shared != null ? shared.misses() : misses;
   }
 }

@@ -235,13 +235,13 @@ public final class IncidentEvaluator {
         if (st.stream != null) {
           from = Math.min(from, st.stream.lastStepMs() + step);
         }
-        DiagnosisEngine.TargetAnalysis a = engine.analyze(st.target, from, upTo, step);
+        DiagnosisEngine.TargetAnalysis a = engine.analyze(st.target, from, upTo, step, false);
         // Only a target's first evaluation in this process pays for a second batch run; the
         // hourly re-resolution finds a long period again through adopt().
         long again = st.stream == null ? exactFrom(a, from, upTo) : from;
         if (again < from) {
           from = again;
-          a = engine.analyze(st.target, from, upTo, step);
+          a = engine.analyze(st.target, from, upTo, step, false);
         }
         List<Diagnosis> ds = a.result().diagnoses();
         replaceIn(st, from, ds);

@@ -142,6 +142,28 @@ class DiagnosisEngineTest {
   }
 
   @Test
+  void anAnalysisThatKeepsNothingReadsCachedChunksButAddsNone() throws Exception {
+    long t0 = NOW - 5 * 86_400_000L; // old enough for its chunks to be cacheable
+    double[] cumulative = new double[LE.length + 3];
+    scrapeVllm("e", "m1", t0, 240, i -> 2.5, i -> 0, i -> 50, i -> 0.3, cumulative);
+    Target target = engine.targets(t0, t0 + 239 * STEP).get(0);
+    DiagnosisEngine.TargetAnalysis uncached =
+        engine.analyze(target, t0, t0 + 239 * STEP, STEP, false);
+    assertThat(engine.cache().bytes()).isZero();
+    long misses = engine.cache().misses();
+    assertThat(misses).isPositive();
+    DiagnosisEngine.TargetAnalysis kept = engine.analyze(target, t0, t0 + 239 * STEP, STEP);
+    long bytes = engine.cache().bytes();
+    assertThat(bytes).isPositive();
+    assertThat(kept.result().diagnoses()).isEqualTo(uncached.result().diagnoses());
+    // Read through: the chunks just kept answer it, and nothing more is kept.
+    long hits = engine.cache().hits();
+    engine.analyze(target, t0, t0 + 239 * STEP, STEP, false);
+    assertThat(engine.cache().hits()).isGreaterThan(hits);
+    assertThat(engine.cache().bytes()).isEqualTo(bytes);
+  }
+
+  @Test
   void cachedChunksGiveTheSameAnswerAndBackfillInvalidatesThem() throws Exception {
     long t0 = NOW - 5 * 86_400_000L; // old enough for its chunk to be cached
     double[] cumulative = new double[LE.length + 3];
