@@ -19,6 +19,12 @@ package io.inferlens.analysis.cardinality;
  *       one target.
  * </ul>
  *
+ * and the label responsible (the non-target label whose distinct values grew most) gained at least
+ * {@link #MIN_NEW_LABEL_VALUES} values (fewer when {@link #minNewSeries(long)} is lower): an
+ * explosion is one label taking ever new values (a user, request or session id), not the product
+ * of bounded labels, such as a new vLLM 0.13 replica with 64 data-parallel engines arriving with
+ * 64 {@code engine} values × 23 {@code le} buckets = 1,472 series of each histogram.
+ *
  * A new target, or a new model on an instance ({@code model_name} is a target label), brings its
  * series with it: series per target, and on the busiest target, stay, and the rule stays silent.
  * A finding holds while the metric's series per target or on its busiest target stay at least
@@ -36,6 +42,12 @@ package io.inferlens.analysis.cardinality;
  */
 public record CardinalityRule(long windowMs, long sampleIntervalMs, long minNewSeries,
     double growthFactor, int maxMetrics) {
+
+  /**
+   * 100: more distinct values than a bounded label has on one metric (vLLM's {@code engine}, at
+   * most 64 data-parallel engines; a histogram's {@code le}, about 30; a GPU index, 8).
+   */
+  public static final long MIN_NEW_LABEL_VALUES = 100;
 
   /** 10 min window, a sample a minute, 1,000 new series, ×3 per target, 10,000 metrics. */
   public static final CardinalityRule DEFAULTS =
@@ -104,6 +116,17 @@ public record CardinalityRule(long windowMs, long sampleIntervalMs, long minNewS
     double before = busiestThen(busiestThen, minNew);
     return holds(perTargetThen(seriesThen, targetsThen, minNew), seriesNow, targetsNow)
         || busiestNow - before >= minNew && atLeast(busiestNow, growthFactor * before);
+  }
+
+  /**
+   * @param valuesThen distinct values of the label responsible at the window's start, ≥ 0
+   * @param valuesNow its distinct values now, ≥ 0
+   * @param perMetricLimit {@code --limits.max-series-per-metric}, 0 when off
+   * @return whether the label gained at least {@link #MIN_NEW_LABEL_VALUES} values, or
+   *     {@link #minNewSeries(long)} when that is lower
+   */
+  public boolean labelExplodes(long valuesThen, long valuesNow, long perMetricLimit) {
+    return valuesNow - valuesThen >= Math.min(minNewSeries(perMetricLimit), MIN_NEW_LABEL_VALUES);
   }
 
   /**

@@ -199,7 +199,7 @@ public final class CardinalityWatch {
         long tThen = then == null ? 0 : then.targets();
         long bThen = then == null ? 0 : then.topTargetSeries();
         if (rule.exploding(sThen, tThen, bThen, m.series(), m.targets(), m.topTargetSeries(),
-            limit)) {
+            limit) && labelExplodes(m, then, limit)) {
           open.put(m.metric(), opened(m, then, first, nowMs, limit));
         }
       }
@@ -242,6 +242,19 @@ public final class CardinalityWatch {
     o.target = target;
     o.current = diagnosis(m.metric(), o, m, first, nowMs, limit, null);
     return o;
+  }
+
+  /**
+   * @return whether the label responsible gained {@link CardinalityRule#labelExplodes} values
+   *     since {@code then}; true when the metric has no label but target labels
+   */
+  private boolean labelExplodes(MetricCardinality now, MetricCardinality then, long limit) {
+    String label = responsible(now, then);
+    if (label == null) {
+      return true;
+    }
+    long before = then == null ? 0 : then.labelValues().getOrDefault(label, 0);
+    return rule.labelExplodes(before, now.labelValues().getOrDefault(label, 0), limit);
   }
 
   /**

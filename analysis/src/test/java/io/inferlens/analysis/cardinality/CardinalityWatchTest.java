@@ -252,6 +252,32 @@ class CardinalityWatchTest {
   }
 
   @Test
+  void aNewReplicaWith64DataParallelEnginesIsSilentAndAHundredNewValuesAreNot() throws Exception {
+    CardinalityWatch watch = open(SeriesLimits.DEFAULTS);
+    histogram("gpu-0:8000", "llama", 30);
+    assertThat(watch.findings(clock.ms)).isEmpty();
+    // vLLM 0.13 with 64 engines: 64 engine values x 23 buckets = 1,472 series on one target.
+    List<SeriesWrite> w = new ArrayList<>();
+    for (int e = 0; e < 64; e++) {
+      for (int b = 0; b < 23; b++) {
+        w.add(write(clock.ms - 1_000, "__name__", "vllm:time_to_first_token_seconds_bucket",
+            "job", "vllm", "instance", "dp-0:8000", "model_name", "llama", "engine",
+            Integer.toString(e), "le", Integer.toString(b)));
+      }
+    }
+    store.append(w);
+    assertThat(after(watch, MINUTE)).isEmpty();
+    assertThat(after(watch, MINUTE)).isEmpty();
+    // The label's boundary: 99 new values are bounded, 100 are not (half the new series when a
+    // per-metric limit of 100 lowers the minimum to 50).
+    CardinalityRule rule = CardinalityRule.DEFAULTS;
+    assertThat(rule.labelExplodes(0, 99, 0)).isFalse();
+    assertThat(rule.labelExplodes(0, 100, 0)).isTrue();
+    assertThat(rule.labelExplodes(0, 49, 100)).isFalse();
+    assertThat(rule.labelExplodes(0, 50, 100)).isTrue();
+  }
+
+  @Test
   void perMetricLimitRefusalsAreEvidenceAndMakeItCritical() throws Exception {
     CardinalityWatch watch = open(new SeriesLimits(SeriesLimits.DEFAULT_MAX_SERIES, 1_000));
     users("chat_requests_total", 0, 10);
