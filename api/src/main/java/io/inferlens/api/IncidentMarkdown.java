@@ -74,7 +74,17 @@ final class IncidentMarkdown {
       b.append("None.\n");
     }
     for (String r : d.recommendations()) {
-      b.append("- ").append(r).append("\n");
+      int nl = r.indexOf('\n');
+      if (nl < 0) {
+        b.append("- ").append(r).append("\n");
+        continue;
+      }
+      // Prose, then configuration to paste (YAML): fenced inside the item, indentation kept.
+      b.append("- ").append(r, 0, nl).append("\n\n  ```yaml\n");
+      for (String line : r.substring(nl + 1).split("\n", -1)) {
+        b.append("  ").append(line).append("\n");
+      }
+      b.append("  ```\n");
     }
     b.append("\n## Notes\n\n");
     if (inc.notes().isEmpty()) {

@@ -157,6 +157,9 @@ class CardinalityExplosionEndToEndTest {
           + Requests.enc(d.get("id").asText()) + "/markdown")).body();
       assertThat(markdown).contains("## Evidence (cardinality)", "label_values:user_id",
           "labeldrop");
+      // The relabel snippet is a fenced YAML block inside its item, its indentation kept.
+      assertThat(markdown).contains(":\n\n  ```yaml\n  metric_relabel_configs:\n"
+          + "    - action: labeldrop\n      regex: user_id\n  ```\n");
       JsonNode alerts = getJson(base.resolve("/api/v1/alerts")).get("alerts");
       JsonNode alert = null;
       for (JsonNode a : alerts) {

@@ -21,7 +21,10 @@ public record IngestionRate(double samplesPerSecond, long burst) {
   /** The flag of {@link #burst}. */
   public static final String FLAG_BURST = "--limits.ingestion-burst";
 
-  /** @throws IllegalArgumentException naming the flag of a negative or non-finite value */
+  /**
+   * @throws IllegalArgumentException naming the flag of a negative or non-finite value, or of a
+   *     burst given without a rate
+   */
   public IngestionRate {
     if (!(samplesPerSecond >= 0) || Double.isInfinite(samplesPerSecond)) {
       throw new IllegalArgumentException(FLAG_RATE + " must be a finite number of samples/s"
@@ -30,6 +33,11 @@ public record IngestionRate(double samplesPerSecond, long burst) {
     if (burst < 0) {
       throw new IllegalArgumentException(FLAG_BURST + " must be >= 0 samples (0 = one second"
           + " of " + FLAG_RATE + "), got " + burst);
+    }
+    if (burst > 0 && samplesPerSecond == 0) {
+      // A burst alone limits nothing; silently ignoring it would hide a mistyped rate.
+      throw new IllegalArgumentException(FLAG_BURST + " " + burst + " needs " + FLAG_RATE
+          + " > 0 (the rate limit is off without it)");
     }
   }
 

@@ -96,6 +96,10 @@ class IngestionRateLimiterTest {
         .hasMessageContaining("--limits.ingestion-rate");
     assertThatThrownBy(() -> new IngestionRate(1, -1))
         .hasMessageContaining("--limits.ingestion-burst");
+    // A burst without a rate would be ignored: refused, naming both flags.
+    assertThatThrownBy(() -> new IngestionRate(0, 100))
+        .hasMessageContaining("--limits.ingestion-burst 100")
+        .hasMessageContaining("--limits.ingestion-rate");
     assertThatThrownBy(() -> new IngestionRateLimiter(IngestionRate.OFF, clock))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(IngestionRate.OFF.isOff()).isTrue();
