@@ -94,4 +94,27 @@ public record HaConfig(String clusterLabel, String replicaLabel, long failoverTi
   public boolean isOff() {
     return clusterLabel == null;
   }
+
+  /**
+   * Whether a request's first series decides it as an HA write (Mimir's {@code checkSample}):
+   * both labels non-empty and the replica's value within the label value limit.
+   *
+   * @param cluster the cluster label's value on the first series, null or "" when absent
+   * @param replica the replica label's value on it, null or "" when absent
+   * @param maxLabelValueLength {@code --limits.max-label-value-length}, UTF-8 bytes
+   * @return whether the HA tracker decides the request
+   */
+  static boolean decides(String cluster, String replica, int maxLabelValueLength) {
+    return cluster != null && !cluster.isEmpty() && replica != null && !replica.isEmpty()
+        && utf8Length(replica) <= maxLabelValueLength;
+  }
+
+  private static long utf8Length(String s) {
+    long n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      n += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
+    }
+    return n;
+  }
 }

@@ -639,6 +639,26 @@ public final class RemoteWriteDecoder {
   }
 
   /**
+   * @return whether the series in the scratch arrays has the HA replica label and the request is
+   *     an HA write: the label is removed before storing, so it does not count toward the label
+   *     limit (Mimir drops it before validating: its HA dedupe and relabel steps run before
+   *     validation)
+   */
+  private boolean haReplicaRemoved() {
+    if (limits.ha().isOff()
+        || !HaConfig.decides(haCluster, haReplica, labelLimits.maxLabelValueLength())) {
+      return false;
+    }
+    String replicaName = limits.ha().replicaLabel();
+    for (int i = 0; i < labelCount; i++) {
+      if (names[i].equals(replicaName)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Keeps the HA cluster and replica labels' values of the request's first series, which decide
    * the whole request as Mimir's {@code findHALabels} on {@code Timeseries[0]} (the last of
    * repeated labels wins there too); "" for an absent label.
@@ -674,9 +694,11 @@ public final class RemoteWriteDecoder {
           + ": a label name or value is not valid UTF-8 (invalid bytes shown as \uFFFD)");
     }
     LabelLimits ll = labelLimits;
-    if (labelCount > ll.maxLabelNamesPerSeries()) {
+    int counted = labelCount - (haReplicaRemoved() ? 1 : 0);
+    if (counted > ll.maxLabelNamesPerSeries()) {
       return reject(RejectReason.MAX_LABEL_NAMES_PER_SERIES, "series " + seriesText() + ": "
-          + labelCount + " labels, more than " + LabelLimits.FLAG_MAX_LABEL_NAMES_PER_SERIES + " "
+          + counted + " labels" + (counted < labelCount ? " (the HA replica label not counted)"
+          : "") + ", more than " + LabelLimits.FLAG_MAX_LABEL_NAMES_PER_SERIES + " "
           + ll.maxLabelNamesPerSeries());
     }
     boolean legacyNames = !ll.allowUtf8Names();

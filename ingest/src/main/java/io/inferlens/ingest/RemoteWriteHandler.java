@@ -89,7 +89,8 @@ public final class RemoteWriteHandler {
     WriteProtocol.check(contentType, contentEncoding);
     DecodedWrite decoded = decoders.get().decodeSnappy(body);
     List<SeriesWrite> valid = decoded.valid();
-    if (haTracker != null && isHaRequest(decoded)) {
+    if (haTracker != null && HaConfig.decides(decoded.haCluster(), decoded.haReplica(),
+        limits.labels().maxLabelValueLength())) {
       HaTracker.Decision d =
           haTracker.check(decoded.haCluster(), decoded.haReplica(), limits.clock().millis());
       long samples = decoded.samplesAccepted() + decoded.samplesRejected();
@@ -167,26 +168,6 @@ public final class RemoteWriteHandler {
     return new WriteOutcome(message == null, message, appended.samplesAppended(),
         appended.samplesDuplicate(), appended.seriesCreated(), rejected, decoded.metadataCount(),
         decoded.metadataRejected(), familiesChanged, null);
-  }
-
-  /**
-   * @return whether the request's first series has both HA labels (non-empty, the replica's
-   *     value within the label value limit, as Mimir's {@code checkSample})
-   */
-  private boolean isHaRequest(DecodedWrite decoded) {
-    String cluster = decoded.haCluster();
-    String replica = decoded.haReplica();
-    return cluster != null && !cluster.isEmpty() && replica != null && !replica.isEmpty()
-        && utf8Length(replica) <= limits.labels().maxLabelValueLength();
-  }
-
-  private static long utf8Length(String s) {
-    long n = 0;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      n += c < 0x80 ? 1 : c < 0x800 ? 2 : Character.isSurrogate(c) ? 2 : 3;
-    }
-    return n;
   }
 
   /**

@@ -76,6 +76,25 @@ class HaDeduplicationTest {
   }
 
   @Test
+  void theReplicaLabelOfAnHaRequestDoesNotCountTowardTheLabelLimit() throws Exception {
+    RemoteWriteHandler limited = new RemoteWriteHandler(appender, Requests.LIMITS.withClock(clock)
+        .withLabels(new LabelLimits(4, 1024, 2048, 2048, false))
+        .withHa(new HaConfig("cluster", "__replica__", TIMEOUT, 2)));
+    // __name__, cluster, job, zone + __replica__: 5 sent, 4 stored, within the limit of 4.
+    WriteOutcome ha = limited.handle(CT, "snappy", snappy(request(
+        up(NOW_MS, "cluster", "c1", "__replica__", "a", "job", "x", "zone", "z1"))));
+    assertThat(ha.ok()).isTrue();
+    assertThat(appender.appended).extracting(SeriesWrite::labels).containsExactly(
+        LabelSet.of("__name__", "up", "cluster", "c1", "job", "x", "zone", "z1"));
+    // Without the cluster label the tracker does not decide: stored as sent, so all 5 count.
+    WriteOutcome plain = limited.handle(CT, "snappy", snappy(request(
+        up(NOW_MS, "__replica__", "a", "job", "x", "zone", "z1", "rack", "r1"))));
+    assertThat(plain.ok()).isFalse();
+    assertThat(plain.errorMessage()).contains("5 labels, more than "
+        + "--limits.max-label-names-per-series 4");
+  }
+
+  @Test
   void failoverExactlyAtTheTimeoutAfterTheLastAcceptedWrite() throws Exception {
     sendReplica("c1", "a", NOW_MS);
     clock.advance(TIMEOUT - 1);
