@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.inferlens.analysis.diagnose.Cause;
 import io.inferlens.analysis.diagnose.Diagnosis;
 import io.inferlens.analysis.diagnose.Evidence;
+import io.inferlens.analysis.incident.MutableClock;
 import io.inferlens.analysis.target.FixtureStore;
 import io.inferlens.storage.AppendResult;
 import io.inferlens.storage.LabelSet;
@@ -13,10 +14,6 @@ import io.inferlens.storage.SeriesWrite;
 import io.inferlens.storage.StoreOptions;
 import io.inferlens.storage.TimeSeriesStore;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,32 +35,8 @@ class CardinalityWatchTest {
   static final List<String> TARGET_LABELS = List.of("job", "instance", "model_name");
 
   @TempDir Path dir;
-  final MovableClock clock = new MovableClock(FixtureStore.T0_MS + 3_600_000L);
+  final MutableClock clock = new MutableClock(FixtureStore.T0_MS + 3_600_000L);
   TimeSeriesStore store;
-
-  /** A clock the test moves. */
-  static final class MovableClock extends Clock {
-    volatile long ms;
-
-    MovableClock(long ms) {
-      this.ms = ms;
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(ms);
-    }
-  }
 
   @AfterEach
   void close() {

@@ -5,11 +5,13 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock a test moves by hand. */
-final class MutableClock extends Clock {
-  volatile long ms;
+/** A clock a test moves by hand: {@link #ms} is now, milliseconds since the epoch. */
+public final class MutableClock extends Clock {
+  /** Now, milliseconds since the epoch; tests set or add to it. */
+  public volatile long ms;
 
-  MutableClock(long ms) {
+  /** @param ms the start, milliseconds since the epoch */
+  public MutableClock(long ms) {
     this.ms = ms;
   }
 
