@@ -28,8 +28,9 @@ import org.rocksdb.WriteOptions;
 
 /**
  * Owns the RocksDB instance of one store and every native object it depends on (options, cache,
- * filter, write buffer manager, column family handles), and closes them exactly once in reverse
- * order of creation. Besides the fixed column families it keeps the time partitions
+ * filter, write buffer manager, column family handles; the cache and write buffer manager unless
+ * a {@link RocksMemory} shared by several stores provides them), and closes them exactly once in
+ * reverse order of creation. Besides the fixed column families it keeps the time partitions
  * ({@link PartitionKind}), created on first write and dropped by retention.
  *
  * <p>Thread safety: the handles are thread safe as RocksDB objects are. Partition handles are
@@ -68,13 +69,6 @@ final class RocksHandles implements AutoCloseable {
    * compression across neighbouring records (figures where {@link #open} builds the options).
    */
   static final long PARTITION_BLOCK_BYTES = 32L << 10;
-
-  /**
-   * Ceiling on all memtables together, charged to the block cache: 80 MiB, the head log's two
-   * memtables and a few partitions'. Without it every partition a backfill touches could hold its
-   * own memtables; at 256 MiB the s100k-240 bench peaked at 107 MiB of memtables and 842 MiB RSS.
-   */
-  private static final long ALL_MEMTABLES_BYTES = 80L << 20;
 
   /**
    * Levels of every column family (RocksDB's default), LZ4 above and ZSTD at the bottom. For the
@@ -154,12 +148,32 @@ final class RocksHandles implements AutoCloseable {
    */
   static RocksHandles open(StoreOptions options,
       java.util.function.UnaryOperator<RocksFacade> wrap) throws RocksDBException {
+    return open(options, wrap, null);
+  }
+
+  /**
+   * As {@link #open(StoreOptions, java.util.function.UnaryOperator)}, the block cache and the
+   * memtable ceiling taken from {@code shared} (not closed with these handles), or created and
+   * owned when it is null.
+   */
+  static RocksHandles open(StoreOptions options,
+      java.util.function.UnaryOperator<RocksFacade> wrap, RocksMemory shared)
+      throws RocksDBException {
     RocksDB.loadLibrary();
     Deque<AbstractNativeReference> owned = new ArrayDeque<>();
     try {
-      // One cache for the data, index and filter blocks of every column family.
-      LRUCache cache = push(owned, new LRUCache(options.blockCacheBytes()));
-      WriteBufferManager memtables = push(owned, new WriteBufferManager(ALL_MEMTABLES_BYTES, cache));
+      // One cache for the data, index and filter blocks of every column family (of every store
+      // sharing it), the memtables charged to it.
+      LRUCache cache;
+      WriteBufferManager memtables;
+      if (shared != null) {
+        cache = shared.cache;
+        memtables = shared.memtables;
+      } else {
+        cache = push(owned, new LRUCache(options.blockCacheBytes()));
+        memtables = push(owned,
+            new WriteBufferManager(RocksMemory.ALL_MEMTABLES_BYTES, cache));
+      }
       BloomFilter bloom = push(owned, new BloomFilter(BLOOM_BITS_PER_KEY));
       BlockBasedTableConfig table =
           new BlockBasedTableConfig()

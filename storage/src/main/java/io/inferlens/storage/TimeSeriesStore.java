@@ -157,7 +157,30 @@ public final class TimeSeriesStore
    *     has an unknown format version or the index or head log is inconsistent
    */
   public static TimeSeriesStore open(StoreOptions options, Clock clock) throws StorageException {
-    return open(options, clock, db -> db);
+    return open(options, clock, db -> db, null);
+  }
+
+  /**
+   * As {@link #open(StoreOptions, Clock)}, the RocksDB block cache and memtable ceiling taken
+   * from {@code memory}, which other stores of the process share (one store per tenant);
+   * {@link StoreOptions#blockCacheBytes()} is then ignored, the shared cache's size counts.
+   *
+   * @param options where and how
+   * @param clock the source of "now", milliseconds
+   * @param memory the shared cache and write buffer manager; must outlive this store; null: the
+   *     store creates its own, as {@link #open(StoreOptions, Clock)}
+   * @return the open store; the caller must {@link #close()} it before closing {@code memory}
+   * @throws StorageException as {@link #open(StoreOptions, Clock)}
+   */
+  public static TimeSeriesStore open(StoreOptions options, Clock clock, RocksMemory memory)
+      throws StorageException {
+    return open(options, clock, db -> db, memory);
+  }
+
+  /** As {@link #open(StoreOptions, Clock, java.util.function.UnaryOperator, RocksMemory)}. */
+  static TimeSeriesStore open(StoreOptions options, Clock clock,
+      java.util.function.UnaryOperator<RocksFacade> wrap) throws StorageException {
+    return open(options, clock, wrap, null);
   }
 
   /**
@@ -165,9 +188,11 @@ public final class TimeSeriesStore
    * failed writes or a full disk.
    *
    * @param wrap given the real facade, returns the one the store uses
+   * @param memory the shared block cache and memtable ceiling, or null for the store's own
    */
   static TimeSeriesStore open(StoreOptions options, Clock clock,
-      java.util.function.UnaryOperator<RocksFacade> wrap) throws StorageException {
+      java.util.function.UnaryOperator<RocksFacade> wrap, RocksMemory memory)
+      throws StorageException {
     Path dir = options.dataDir();
     try {
       Files.createDirectories(dir);
@@ -178,7 +203,7 @@ public final class TimeSeriesStore
     // Outermost, so it sees what the store sees, injected failures included.
     WriteHealth health = new WriteHealth(clock);
     try {
-      rocks = RocksHandles.open(options, real -> health.track(wrap.apply(real)));
+      rocks = RocksHandles.open(options, real -> health.track(wrap.apply(real)), memory);
     } catch (RocksDBException e) {
       throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
     }
