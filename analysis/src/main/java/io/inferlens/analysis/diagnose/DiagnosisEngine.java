@@ -71,6 +71,23 @@ public final class DiagnosisEngine {
    */
   public DiagnosisEngine(Querier store, SignalCatalog catalog, TargetConfig targetConfig,
       AnalysisConfig config, Clock clock) {
+    this(store, catalog, targetConfig, config, clock, newCache(config, DEFAULT_CACHE_BYTES));
+  }
+
+  /**
+   * An engine whose evaluated chunks go to {@code cache}, e.g. one tenant's
+   * {@link FrameCache#partition(String)} of a cache all tenants' engines share.
+   *
+   * @param store the store to read
+   * @param catalog signal → metric names
+   * @param targetConfig grouping and join labels
+   * @param config thresholds and time scales
+   * @param clock the present, for open periods and trailing gaps
+   * @param cache where evaluated chunks are kept, made by {@link #newCache} with the same
+   *     {@code config} (its dependency margin); appends to {@code store} invalidate it
+   */
+  public DiagnosisEngine(Querier store, SignalCatalog catalog, TargetConfig targetConfig,
+      AnalysisConfig config, Clock clock, FrameCache cache) {
     this.store = store;
     this.rollups = new RollupEvaluator(store);
     this.catalog = catalog;
@@ -79,15 +96,26 @@ public final class DiagnosisEngine {
     this.clock = clock;
     this.discovery = new TargetDiscovery(catalog);
     this.resolver = new SignalResolver(catalog, targetConfig);
-    // A chunk depends on samples up to the rate window (or the instant lookback) before its
-    // first step; history chunks of rollup points one interval more (the previous interval's
-    // last value starts a counter's increase).
-    this.cache = new FrameCache(DEFAULT_CACHE_BYTES,
-        Math.max(config.rateWindowMs(), io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS.lookbackDeltaMs())
-            + RollupHistory.RESOLUTION.intervalMs());
+    this.cache = cache;
     this.readThrough = cache.readOnlyView();
     store.addAppendListener(cache::invalidate);
     store.addAppendListener(sparklineCache::invalidate);
+  }
+
+  /**
+   * @param config the engines' time scales
+   * @param budgetBytes the cache's budget in bytes, &gt; 0
+   * @return an empty evaluated-chunk cache for engines of {@code config}
+   * @throws IllegalArgumentException if {@code budgetBytes} &le; 0
+   */
+  public static FrameCache newCache(AnalysisConfig config, long budgetBytes) {
+    // A chunk depends on samples up to the rate window (or the instant lookback) before its
+    // first step; history chunks of rollup points one interval more (the previous interval's
+    // last value starts a counter's increase).
+    return new FrameCache(budgetBytes,
+        Math.max(config.rateWindowMs(),
+            io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS.lookbackDeltaMs())
+            + RollupHistory.RESOLUTION.intervalMs());
   }
 
   /**

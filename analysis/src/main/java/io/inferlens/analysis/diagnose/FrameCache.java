@@ -19,7 +19,12 @@ import java.util.Map;
  * asks for again (500 targets filled all 256 MiB, and the heap grew to twice that:
  * docs/BENCHMARKS.md, issue 20, "The evaluator and the chunk cache").
  *
- * <p>Thread safe (synchronized; entries are immutable once put).
+ * <p>A {@link #partition(String)} shares this cache's budget under a namespace of its own: the
+ * engines of several tenants keep their chunks apart (the same target id in two tenants is two
+ * entries) and an append to one tenant's store invalidates only that tenant's chunks, while the
+ * least recently used chunk of any tenant goes first when the shared budget is exceeded.
+ *
+ * <p>Thread safe (synchronized on the root cache; entries are immutable once put).
  */
 public final class FrameCache {
 
@@ -30,13 +35,17 @@ public final class FrameCache {
     }
   }
 
-  private record Key(String target, long stepMs, long startMs) {}
+  private record Key(String namespace, String target, long stepMs, long startMs) {}
 
   private final long budgetBytes;
   private final long dependencyMs;
-  /** The cache a read-only view reads; null for a cache of its own. */
-  private final FrameCache shared;
-  private final LinkedHashMap<Key, Chunk> chunks = new LinkedHashMap<>(64, 0.75f, true);
+  /** The cache that holds the chunks: this one, or the one a view or partition was made of. */
+  private final FrameCache root;
+  /** The partition's namespace, "" for the root's own chunks. */
+  private final String namespace;
+  /** A read-only view keeps nothing it is given. */
+  private final boolean readOnly;
+  private final LinkedHashMap<Key, Chunk> chunks;
   private long bytes;
   private long hits;
   private long misses;
@@ -46,6 +55,7 @@ public final class FrameCache {
    * @param dependencyMs how far before a chunk's first step its values depend on samples, in
    *     milliseconds (the engine: rate window or lookback, whichever is longer, plus one 5-minute
    *     rollup interval for its history chunks)
+   * @throws IllegalArgumentException if {@code budgetBytes} &le; 0
    */
   public FrameCache(long budgetBytes, long dependencyMs) {
     if (budgetBytes <= 0) {
@@ -53,13 +63,19 @@ public final class FrameCache {
     }
     this.budgetBytes = budgetBytes;
     this.dependencyMs = dependencyMs;
-    this.shared = null;
+    this.root = this;
+    this.namespace = "";
+    this.readOnly = false;
+    this.chunks = new LinkedHashMap<>(64, 0.75f, true);
   }
 
-  private FrameCache(FrameCache shared) {
-    this.budgetBytes = shared.budgetBytes;
-    this.dependencyMs = shared.dependencyMs;
-    this.shared = shared;
+  private FrameCache(FrameCache root, String namespace, boolean readOnly) {
+    this.budgetBytes = root.budgetBytes;
+    this.dependencyMs = root.dependencyMs;
+    this.root = root;
+    this.namespace = namespace;
+    this.readOnly = readOnly;
+    this.chunks = null;
   }
 
   /**
@@ -67,74 +83,100 @@ public final class FrameCache {
    *     drops what is put into it; invalidation goes to this cache
    */
   public FrameCache readOnlyView() {
-    return shared != null ? this : new FrameCache(this);
-  }
-
-  synchronized Chunk get(String target, long stepMs, long startMs) {
-    if (shared != null) {
-      return shared.get(target, stepMs, startMs);
-    }
-    Chunk c = chunks.get(new Key(target, stepMs, startMs));
-    if (c == null) {
-      misses++;
-    } else {
-      hits++;
-    }
-    return c;
-  }
-
-  synchronized void put(String target, Chunk chunk) {
-    if (shared != null) {
-      return;
-    }
-    Chunk old = chunks.put(new Key(target, chunk.stepMs(), chunk.startMs()), chunk);
-    if (old != null) {
-      bytes -= old.bytes();
-    }
-    bytes += chunk.bytes();
-    Iterator<Map.Entry<Key, Chunk>> it = chunks.entrySet().iterator();
-    while (bytes > budgetBytes && it.hasNext()) {
-      Map.Entry<Key, Chunk> e = it.next();
-      bytes -= e.getValue().bytes();
-      it.remove();
-    }
+    return readOnly ? this : new FrameCache(root, namespace, true);
   }
 
   /**
-   * Drops every chunk whose values depend on samples in {@code [fromMs, toMs]}.
-   *
-   * @param fromMs oldest appended sample, milliseconds
-   * @param toMs newest appended sample, milliseconds
+   * @param name the partition's namespace, e.g. a tenant id; not null
+   * @return a cache that shares this cache's budget, hits and misses, whose chunks no other
+   *     partition sees and whose {@link #invalidate} drops only its own
+   * @throws IllegalStateException if this is already a partition or a read-only view
    */
-  public synchronized void invalidate(long fromMs, long toMs) {
-    if (shared != null) {
-      shared.invalidate(fromMs, toMs);
+  public FrameCache partition(String name) {
+    java.util.Objects.requireNonNull(name, "name");
+    if (root != this) {
+      throw new IllegalStateException("a partition is made of the root cache");
+    }
+    return new FrameCache(this, name, false);
+  }
+
+  Chunk get(String target, long stepMs, long startMs) {
+    synchronized (root) {
+      Chunk c = root.chunks.get(new Key(namespace, target, stepMs, startMs));
+      if (c == null) {
+        root.misses++;
+      } else {
+        root.hits++;
+      }
+      return c;
+    }
+  }
+
+  void put(String target, Chunk chunk) {
+    if (readOnly) {
       return;
     }
-    Iterator<Map.Entry<Key, Chunk>> it = chunks.entrySet().iterator();
-    while (it.hasNext()) {
-      Chunk c = it.next().getValue();
-      long dependsFrom = c.startMs() - dependencyMs;
-      long dependsTo = c.startMs() + (c.steps() - 1) * c.stepMs();
-      if (fromMs <= dependsTo && toMs >= dependsFrom) {
-        bytes -= c.bytes();
+    synchronized (root) {
+      Chunk old = root.chunks.put(new Key(namespace, target, chunk.stepMs(), chunk.startMs()),
+          chunk);
+      if (old != null) {
+        root.bytes -= old.bytes();
+      }
+      root.bytes += chunk.bytes();
+      Iterator<Map.Entry<Key, Chunk>> it = root.chunks.entrySet().iterator();
+      while (root.bytes > budgetBytes && it.hasNext()) {
+        Map.Entry<Key, Chunk> e = it.next();
+        root.bytes -= e.getValue().bytes();
         it.remove();
       }
     }
   }
 
-  /** @return bytes of cached values */
-  public synchronized long bytes() {
-    return shared != null ? shared.bytes() : bytes;
+  /**
+   * Drops every chunk of this cache's namespace whose values depend on samples in
+   * {@code [fromMs, toMs]}; the root cache drops any namespace's.
+   *
+   * @param fromMs oldest appended sample, milliseconds
+   * @param toMs newest appended sample, milliseconds
+   */
+  public void invalidate(long fromMs, long toMs) {
+    boolean all = root == this;
+    synchronized (root) {
+      Iterator<Map.Entry<Key, Chunk>> it = root.chunks.entrySet().iterator();
+      while (it.hasNext()) {
+        Map.Entry<Key, Chunk> e = it.next();
+        if (!all && !e.getKey().namespace().equals(namespace)) {
+          continue;
+        }
+        Chunk c = e.getValue();
+        long dependsFrom = c.startMs() - dependencyMs;
+        long dependsTo = c.startMs() + (c.steps() - 1) * c.stepMs();
+        if (fromMs <= dependsTo && toMs >= dependsFrom) {
+          root.bytes -= c.bytes();
+          it.remove();
+        }
+      }
+    }
   }
 
-  /** @return lookups answered from the cache since creation */
-  public synchronized long hits() {
-    return shared != null ? shared.hits() : hits;
+  /** @return bytes of cached values, every partition's */
+  public long bytes() {
+    synchronized (root) {
+      return root.bytes;
+    }
   }
 
-  /** @return lookups that had to evaluate since creation */
-  public synchronized long misses() {
-    return shared != null ? shared.misses() : misses;
+  /** @return lookups answered from the cache since creation, every partition's */
+  public long hits() {
+    synchronized (root) {
+      return root.hits;
+    }
+  }
+
+  /** @return lookups that had to evaluate since creation, every partition's */
+  public long misses() {
+    synchronized (root) {
+      return root.misses;
+    }
   }
 }

@@ -42,9 +42,30 @@ public final class Engine {
    * @param options limits and defaults
    */
   public Engine(Querier querier, EngineOptions options) {
+    this(querier, options, slots(options));
+  }
+
+  /**
+   * An engine that takes its evaluation slots from {@code slots}, which engines over other
+   * stores (other tenants') share, so {@link EngineOptions#maxConcurrency()} holds for the
+   * process however many tenants query (Prometheus's {@code --query.max-concurrency}).
+   *
+   * @param querier the store to read
+   * @param options limits and defaults
+   * @param slots the shared slots, made by {@link #slots(EngineOptions)} with the same options
+   */
+  public Engine(Querier querier, EngineOptions options, Semaphore slots) {
     this.querier = querier;
     this.options = options;
-    this.slots = new Semaphore(options.maxConcurrency(), true);
+    this.slots = java.util.Objects.requireNonNull(slots, "slots");
+  }
+
+  /**
+   * @param options limits and defaults
+   * @return {@link EngineOptions#maxConcurrency()} fair slots for engines to share
+   */
+  public static Semaphore slots(EngineOptions options) {
+    return new Semaphore(options.maxConcurrency(), true);
   }
 
   /** @return the options this engine runs with */
