@@ -4,7 +4,6 @@ import com.linecorp.armeria.common.HttpMethod;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.server.HttpService;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.storage.StorageException;
 import io.inferlens.storage.TimeSeriesStore;
 import java.util.LinkedHashMap;
@@ -45,11 +44,11 @@ final class AdminApi {
   static final String DISABLED = "admin APIs disabled";
 
   /**
-   * @param sb the server to add the two routes to
+   * @param sb where to bind the two routes (the server, or one tenant's route table)
    * @param store the store they act on
    * @param enabled {@code --web.enable-admin-api}; false, they answer 403 {@value #DISABLED}
    */
-  static void bind(ServerBuilder sb, TimeSeriesStore store, boolean enabled) {
+  static void bind(Routes sb, TimeSeriesStore store, boolean enabled) {
     sb.service("/api/v1/admin/flush", service("flush", store, TimeSeriesStore::flush, enabled));
     sb.service("/api/v1/admin/compact", service("compact", store, TimeSeriesStore::compact,
         enabled));

@@ -45,7 +45,10 @@ import org.slf4j.LoggerFactory;
  *   <li>a resolved incident is sent with {@code endsAt} = its last held step, and re-sent every
  *       resend delay for the 15 minutes the evaluator keeps reporting it;
  *   <li>an incident that disappears while firing (merged into another) is sent resolved now;
- *   <li>external labels are added where the alert lacks the name.
+ *   <li>external labels are added where the alert lacks the name;
+ *   <li>with {@code --multitenancy}, each tenant's evaluator reports through
+ *       {@link #forTenant(String)}: its alerts carry the label {@code tenant} and their links
+ *       open the UI on that tenant.
  * </ul>
  *
  * <p>Each Alertmanager has its own queue (bounded by {@code --alertmanager.notification-queue-
@@ -86,7 +89,8 @@ public final class AlertmanagerNotifier implements IncidentEvaluator.Listener, A
   private final long validForMs;
   private final Clock clock;
   private final List<Sender> senders = new ArrayList<>();
-  private final Map<String, Sent> sent = new HashMap<>();
+  /** What was last sent per tenant (the key "" without --multitenancy), then per incident id. */
+  private final Map<String, Map<String, Sent>> sent = new HashMap<>();
 
   /**
    * Starts one sender thread per Alertmanager of {@code config}.
@@ -120,7 +124,32 @@ public final class AlertmanagerNotifier implements IncidentEvaluator.Listener, A
    * @param nowMs the evaluator's time, ms (unused: the notifier's clock decides resends)
    */
   @Override
-  public synchronized void evaluated(List<Diagnosis> incidents, long nowMs) {
+  public void evaluated(List<Diagnosis> incidents, long nowMs) {
+    evaluated(null, incidents, nowMs);
+  }
+
+  /**
+   * @param tenant a tenant's id ({@code --multitenancy})
+   * @return a listener for that tenant's evaluator: as {@link #evaluated(List, long)}, its alerts
+   *     labelled {@code tenant} and linking to the UI on that tenant, and what it sent kept
+   *     apart from other tenants' (an incident missing from one tenant's evaluation ends only
+   *     that tenant's alert)
+   */
+  public IncidentEvaluator.Listener forTenant(String tenant) {
+    java.util.Objects.requireNonNull(tenant, "tenant");
+    return (incidents, nowMs) -> evaluated(tenant, incidents, nowMs);
+  }
+
+  /**
+   * As {@link #evaluated(List, long)} for one tenant's incidents.
+   *
+   * @param tenant the tenant ({@code --multitenancy}), or null without tenants
+   * @param incidents that tenant's open incidents, then those resolved within 15 minutes
+   * @param nowMs the evaluator's time, ms (unused)
+   */
+  synchronized void evaluated(String tenant, List<Diagnosis> incidents, long nowMs) {
+    Map<String, Sent> sent = this.sent.computeIfAbsent(tenant == null ? "" : tenant,
+        t -> new HashMap<>());
     long now = clock.millis();
     List<ObjectNode> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
@@ -128,7 +157,7 @@ public final class AlertmanagerNotifier implements IncidentEvaluator.Listener, A
       if (!seen.add(d.id())) {
         continue;
       }
-      Alerts.Alert a = Alerts.of(d, config.externalUrl());
+      Alerts.Alert a = Alerts.of(d, config.externalUrl(), tenant);
       Map<String, String> labels = withExternalLabels(a.labels());
       boolean firing = d.endMs() == null;
       Sent last = sent.get(d.id());

@@ -46,6 +46,18 @@ final class Alerts {
    * @return the alert
    */
   static Alert of(Diagnosis d, String externalUrl) {
+    return of(d, externalUrl, null);
+  }
+
+  /**
+   * @param d the diagnosis (open or resolved)
+   * @param externalUrl where users reach InferLens, without a trailing slash
+   * @param tenant the tenant whose incident it is ({@code --multitenancy}), or null: it becomes
+   *     the label {@code tenant}, over any target label of that name, and the links open the UI
+   *     on that tenant ({@code ?tenant=} / {@code &tenant=})
+   * @return the alert
+   */
+  static Alert of(Diagnosis d, String externalUrl, String tenant) {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put("alertname", d.cause().name());
     labels.put("severity", d.severity());
@@ -55,6 +67,9 @@ final class Alerts {
       }
     });
     labels.put("inferlens_cause", d.cause().name());
+    if (tenant != null) {
+      labels.put("tenant", tenant);
+    }
     Map<String, String> ann = new LinkedHashMap<>();
     ann.put("summary", d.summary());
     ann.put("description", description(d));
@@ -64,8 +79,9 @@ final class Alerts {
     }
     ann.put("recommendations", rec.toString());
     ann.put("runbook_url", externalUrl + "/#/incidents?cause=" + d.cause().name() + "&target="
-        + targetId(d));
-    return new Alert(labels, ann, d.startMs(), headline(d), incidentUrl(externalUrl, d.id()));
+        + targetId(d) + (tenant == null ? "" : "&tenant=" + component(tenant)));
+    return new Alert(labels, ann, d.startMs(), headline(d),
+        incidentUrl(externalUrl, d.id(), tenant));
   }
 
   /**
@@ -77,6 +93,24 @@ final class Alerts {
   static String incidentUrl(String externalUrl, String id) {
     return externalUrl + "/#/incidents/"
         + URLEncoder.encode(id, StandardCharsets.UTF_8).replace("+", "%20").replace("%7E", "~");
+  }
+
+  /**
+   * @param externalUrl where users reach InferLens, without a trailing slash
+   * @param id the incident id
+   * @param tenant the incident's tenant, or null
+   * @return {@link #incidentUrl(String, String)}, followed by {@code ?tenant=<tenant
+   *     percent-encoded>} when a tenant is given
+   */
+  static String incidentUrl(String externalUrl, String id, String tenant) {
+    return incidentUrl(externalUrl, id) + (tenant == null ? "" : "?tenant=" + component(tenant));
+  }
+
+  /** A tenant id as JavaScript's {@code encodeURIComponent} spells it. */
+  private static String component(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20").replace("%7E", "~")
+        .replace("%21", "!").replace("%27", "'").replace("%28", "(").replace("%29", ")")
+        .replace("%2A", "*");
   }
 
   /**

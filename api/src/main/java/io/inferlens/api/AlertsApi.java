@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import com.linecorp.armeria.common.QueryParams;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.diagnose.Cause;
 import io.inferlens.analysis.diagnose.Diagnosis;
 import io.inferlens.analysis.incident.Incident;
@@ -54,6 +53,8 @@ final class AlertsApi {
   private final long forMs;
   private final long intervalMs;
   private final Supplier<LastEvaluation> last;
+  /** The tenant of {@link #journal} with --multitenancy, else null. */
+  private final String tenant;
 
   /**
    * @param journal the incidents
@@ -61,9 +62,12 @@ final class AlertsApi {
    * @param forMs the {@code --for}, ms
    * @param intervalMs the {@code --eval-interval}, ms
    * @param last the evaluator's last run
+   * @param tenant the journal's tenant ({@code --multitenancy}: the alerts' label
+   *     {@code tenant} and their links), or null
    */
   AlertsApi(IncidentJournal journal, Supplier<String> externalUrl, long forMs, long intervalMs,
-      Supplier<LastEvaluation> last) {
+      Supplier<LastEvaluation> last, String tenant) {
+    this.tenant = tenant;
     this.journal = journal;
     this.externalUrl = externalUrl;
     this.forMs = forMs;
@@ -71,14 +75,14 @@ final class AlertsApi {
     this.last = last;
   }
 
-  /** @param sb the server builder to bind the routes on */
-  void bind(ServerBuilder sb) {
+  /** @param sb where to bind the routes (the server, or one tenant's route table) */
+  void bind(Routes sb) {
     sb.service("/api/v1/alerts", JsonEndpoints.get("alerts", p -> alerts()));
     sb.service("/api/v1/rules", JsonEndpoints.get("rules", this::rules));
   }
 
   private Map<String, Object> alertJson(Diagnosis d) {
-    Alerts.Alert a = Alerts.of(d, externalUrl.get());
+    Alerts.Alert a = Alerts.of(d, externalUrl.get(), tenant);
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("labels", a.labels());
     m.put("annotations", a.annotations());

@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import com.linecorp.armeria.common.QueryParams;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.catalog.Signal;
 import io.inferlens.analysis.diagnose.ChainLayer;
 import io.inferlens.analysis.diagnose.Diagnosis;
@@ -64,8 +63,8 @@ public final class AnalysisApi {
     this.clock = clock;
   }
 
-  /** @param sb the server builder to bind the routes on */
-  public void bind(ServerBuilder sb) {
+  /** @param sb where to bind the routes (the server, or one tenant's route table) */
+  public void bind(Routes sb) {
     sb.service("/api/v1/diagnoses", JsonEndpoints.get("analysis read", this::diagnoses));
     sb.service("/api/v1/targets", JsonEndpoints.get("analysis read", this::targets));
     sb.service("/api/v1/signals", JsonEndpoints.get("analysis read", this::signals));

@@ -24,6 +24,11 @@ public final class ErrorMapping {
     UNSUPPORTED_MEDIA_TYPE,
     /** A route turned off by a flag (the admin API): 403 {@code forbidden}; never retried. */
     FORBIDDEN,
+    /**
+     * No tenant named with {@code --multitenancy} on (no {@code X-Scope-OrgID} header): 401
+     * {@code unauthorized}, as Mimir's "no org id"; never retried.
+     */
+    UNAUTHORIZED,
     /** The store failed; the client should retry: 503 {@code unavailable}. */
     UNAVAILABLE,
     /**
@@ -48,13 +53,14 @@ public final class ErrorMapping {
 
   /**
    * @param kind the error kind
-   * @return its HTTP status: 400, 404, 405, 413, 415, 422, 429, 503 or 500
+   * @return its HTTP status: 400, 401, 403, 404, 405, 413, 415, 422, 429, 503 or 500
    */
   public static HttpStatus status(Kind kind) {
     switch (kind) {
       case BAD_DATA: return HttpStatus.BAD_REQUEST;
       case NOT_FOUND: return HttpStatus.NOT_FOUND;
       case FORBIDDEN: return HttpStatus.FORBIDDEN;
+      case UNAUTHORIZED: return HttpStatus.UNAUTHORIZED;
       case METHOD_NOT_ALLOWED: return HttpStatus.METHOD_NOT_ALLOWED;
       case TOO_LARGE: return HttpStatus.REQUEST_ENTITY_TOO_LARGE;
       case UNSUPPORTED_MEDIA_TYPE: return HttpStatus.UNSUPPORTED_MEDIA_TYPE;
@@ -82,6 +88,7 @@ public final class ErrorMapping {
         return "bad_data";
       case NOT_FOUND: return "not_found";
       case FORBIDDEN: return "forbidden";
+      case UNAUTHORIZED: return "unauthorized";
       case METHOD_NOT_ALLOWED: return "method_not_allowed";
       case TOO_LARGE: return "too_large";
       case UNAVAILABLE: return "unavailable";

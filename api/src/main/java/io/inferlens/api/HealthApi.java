@@ -29,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * at most one per {@value #PROBE_INTERVAL_MS} ms, on the blocking executor), so the instance
  * turns ready again once the disk has room even if no sender writes to it. Any method is
  * answered, as Prometheus answers GET and HEAD. Behind basic authentication when the web
- * configuration file sets users, as in Prometheus.
+ * configuration file sets users, as in Prometheus. With {@code --multitenancy} both are for the
+ * process, not a tenant (no {@code X-Scope-OrgID} needed): not ready while any tenant's store
+ * cannot write (they share the disk), the line naming that tenant.
  */
 final class HealthApi {
 
@@ -38,13 +40,13 @@ final class HealthApi {
   /** Least time between two probe writes, milliseconds: probes every second at most. */
   static final long PROBE_INTERVAL_MS = 1_000;
 
-  private final TimeSeriesStore store;
+  private final Tenants tenants;
   private final AtomicLong lastProbeNs = new AtomicLong(System.nanoTime() - PROBE_INTERVAL_MS
       * 1_000_000L);
 
-  /** @param store the store whose writes readiness reports */
-  HealthApi(TimeSeriesStore store) {
-    this.store = store;
+  /** @param tenants the tenants whose stores' writes readiness reports */
+  HealthApi(Tenants tenants) {
+    this.tenants = tenants;
   }
 
   /** @param sb the builder to add {@code /-/healthy} and {@code /-/ready} to */
@@ -52,7 +54,7 @@ final class HealthApi {
     sb.service("/-/healthy", (ctx, req) ->
         HttpResponse.of(HttpStatus.OK, MediaType.PLAIN_TEXT_UTF_8, "InferLens is Healthy.\n"));
     sb.service("/-/ready", (ctx, req) -> {
-      if (store.writeHealth().failure() == null) {
+      if (failing() == null) {
         return ready();
       }
       return HttpResponse.of(java.util.concurrent.CompletableFuture.supplyAsync(this::readiness,
@@ -60,23 +62,45 @@ final class HealthApi {
     });
   }
 
+  /** @return the first tenant whose store's last write failed, or null */
+  private Tenant failing() {
+    for (Tenant t : tenants.all()) {
+      if (t.store().writeHealth().failure() != null) {
+        return t;
+      }
+    }
+    return null;
+  }
+
   private HttpResponse readiness() {
     long now = System.nanoTime();
     long last = lastProbeNs.get();
     if (now - last >= PROBE_INTERVAL_MS * 1_000_000L && lastProbeNs.compareAndSet(last, now)) {
-      try {
-        store.probeWrite();
-        log.info("the store can write again (probe write succeeded); ready");
-      } catch (StorageException e) {
-        log.debug("probe write failed: {}", e.getMessage());
+      for (Tenant t : tenants.all()) {
+        TimeSeriesStore store = t.store();
+        if (store.writeHealth().failure() == null) {
+          continue;
+        }
+        try {
+          store.probeWrite();
+          log.info("the store{} can write again (probe write succeeded)",
+              t.id() == null ? "" : " of tenant " + t.id());
+        } catch (StorageException e) {
+          log.debug("probe write failed: {}", e.getMessage());
+        }
       }
     }
-    WriteHealth.Failure f = store.writeHealth().failure();
+    Tenant t = failing();
+    if (t == null) {
+      return ready();
+    }
+    WriteHealth.Failure f = t.store().writeHealth().failure();
     if (f == null) {
       return ready();
     }
     return HttpResponse.of(HttpStatus.SERVICE_UNAVAILABLE, MediaType.PLAIN_TEXT_UTF_8,
-        "InferLens is not ready: the store cannot write since %s (%d failed writes): %s\n",
+        "InferLens is not ready: the store%s cannot write since %s (%d failed writes): %s\n",
+        t.id() == null ? "" : " of tenant " + t.id(),
         Instant.ofEpochMilli(f.sinceMs()), f.failures(), oneLine(f.message()));
   }
 

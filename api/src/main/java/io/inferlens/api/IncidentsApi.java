@@ -9,7 +9,6 @@ import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.QueryParams;
 import com.linecorp.armeria.server.HttpService;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.diagnose.Cause;
 import io.inferlens.analysis.diagnose.Diagnosis;
 import io.inferlens.analysis.incident.Incident;
@@ -82,8 +81,8 @@ public final class IncidentsApi {
     this.clock = clock;
   }
 
-  /** @param sb the server builder to bind the routes on */
-  public void bind(ServerBuilder sb) {
+  /** @param sb where to bind the routes (the server, or one tenant's route table) */
+  public void bind(Routes sb) {
     sb.service("/api/v1/incidents", JsonEndpoints.get("incident list", this::list));
     sb.service("/api/v1/incidents/{id}", byId(HttpMethod.GET, this::one));
     sb.service("/api/v1/incidents/{id}/notes", byId(HttpMethod.POST, this::addNote));

@@ -8,11 +8,9 @@ import com.linecorp.armeria.server.file.HttpFile;
 import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.catalog.SignalCatalog;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
-import io.inferlens.analysis.incident.DiagnosisHistory;
 import io.inferlens.analysis.incident.IncidentEvaluator;
 import io.inferlens.analysis.incident.IncidentJournal;
-import io.inferlens.ingest.IngestLimits;
-import io.inferlens.ingest.RemoteWriteHandler;
+import io.inferlens.storage.RocksMemory;
 import io.inferlens.storage.StorageException;
 import io.inferlens.storage.TimeSeriesStore;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -27,11 +25,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running service: one RocksDB store, one Armeria server on one port. {@code main} and the
- * tests build it the same way through {@link #configureServices(ServerBuilder)}.
+ * The running service: one Armeria server on one port over one RocksDB store, or with
+ * {@code --multitenancy} over one store per tenant ({@link Tenants}, {@link Tenant}). {@code main}
+ * and the tests build it the same way through {@link #configureServices(ServerBuilder)}.
  *
- * <p>Lifecycle: {@link #start(ServerConfig, Clock)} opens the store and binds the port;
- * {@link #close()} stops the server gracefully, then closes the store. Thread safe.
+ * <p>Lifecycle: {@link #start(ServerConfig, Clock)} opens the store (every tenant's found in
+ * the data directory) and binds the port; {@link #close()} stops the server gracefully, then
+ * closes the stores. Thread safe.
  */
 public final class InferLensServer implements AutoCloseable {
 
@@ -55,20 +55,20 @@ public final class InferLensServer implements AutoCloseable {
 
   private final ServerConfig config;
   private final Clock clock;
-  private final TimeSeriesStore store;
   private final PrometheusMeterRegistry registry;
-  private final SelfMetrics metrics;
+  /** The JVM's and process's metrics with --multitenancy (each tenant has its own), else null. */
+  private final SelfMetrics processMetrics;
+  /** RocksDB memory every tenant's store shares with --multitenancy, else null. */
+  private final RocksMemory rocksMemory;
+  /** The empty tenant's store directory with --multitenancy (deleted on close), else null. */
+  private final java.nio.file.Path emptyTenantDir;
+  private final Tenants tenants;
   private final ScheduledExecutorService housekeeping;
-  private final DiagnosisEngine engine;
-  private final IncidentJournal journal;
-  private final IncidentEvaluator evaluator;
   private final ScheduledExecutorService evaluation;
-  private final java.util.List<IncidentEvaluator.Listener> incidentListeners =
+  private final java.util.List<Tenant.IncidentSink> incidentSinks =
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private final io.micrometer.core.instrument.Timer evalTimer;
   private final io.micrometer.core.instrument.Counter evalFailures;
-  private volatile AlertsApi.LastEvaluation lastEvaluation =
-      new AlertsApi.LastEvaluation(Long.MIN_VALUE, 0);
   private AlertmanagerNotifier notifier;
   private Server server;
   /** Set by {@link #configureServices}; closed after the server stopped. */
@@ -91,59 +91,73 @@ public final class InferLensServer implements AutoCloseable {
       throws StorageException {
     this.config = config;
     this.clock = clock;
-    this.store = opener.open(config.storeOptions(), clock);
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    this.metrics = new SelfMetrics(registry, store);
-    io.micrometer.core.instrument.Gauge.builder("inferlens.store.writable", store,
-        st -> st.writeHealth().failure() == null ? 1 : 0)
-        .description("1 while the store's most recent write succeeded, 0 while writes fail "
-            + "(a full disk); /-/ready answers 503 at 0").register(registry);
     SignalCatalog catalog = config.catalogFile() == null ? SignalCatalog.load()
         : SignalCatalog.load(config.catalogFile());
-    this.engine = new DiagnosisEngine(store.querier(), catalog, config.targets(), config.analysis(),
-        clock);
-    io.micrometer.core.instrument.Gauge.builder("inferlens.analysis.cache.size", engine.cache(),
-        c -> c.bytes()).baseUnit("bytes")
-        .description("Bytes of evaluated indicator chunks cached by the analysis engine")
-        .register(registry);
-    io.micrometer.core.instrument.FunctionCounter.builder("inferlens.analysis.cache.hits",
-        engine.cache(), c -> c.hits()).description("Chunk lookups answered from the cache")
-        .register(registry);
-    io.micrometer.core.instrument.FunctionCounter.builder("inferlens.analysis.cache.misses",
-        engine.cache(), c -> c.misses()).description("Chunk lookups evaluated from samples")
-        .register(registry);
-    IncidentJournal opened;
+    java.util.concurrent.Semaphore querySlots =
+        io.inferlens.analysis.promql.engine.Engine.slots(config.query());
+    Tenant.IncidentSink sink = (tenant, incidents, nowMs) -> {
+      for (Tenant.IncidentSink s : incidentSinks) {
+        s.evaluated(tenant, incidents, nowMs);
+      }
+    };
+    boolean multi = config.tenancy().enabled();
+    checkLayout(config.dataDir(), multi);
+    RocksMemory memory = null;
+    SelfMetrics process = null;
+    java.nio.file.Path emptyDir = null;
+    Tenants opened = null;
     try {
-      opened = IncidentJournal.open(store.journal());
-    } catch (StorageException | RuntimeException e) {
-      // Nothing else holds the store yet: release its lock, or a retry cannot open it.
-      metrics.close();
+      if (!multi) {
+        Tenant.Shared shared = new Tenant.Shared(config, clock, registry, catalog, opener, null,
+            querySlots, this::externalUrl, sink, true);
+        opened = Tenants.single(Tenant.open(null, config.dataDir(), shared));
+      } else {
+        memory = RocksMemory.create(config.blockCacheBytes());
+        RocksMemory m = memory;
+        StoreOpener shareMemory = opener == DEFAULT_OPENER
+            ? (o, c) -> TimeSeriesStore.open(o, c, m) : opener;
+        process = new SelfMetrics(registry, null, null, true);
+        io.inferlens.analysis.diagnose.FrameCache frames =
+            DiagnosisEngine.newCache(config.analysis(), DiagnosisEngine.DEFAULT_CACHE_BYTES);
+        Tenant.cacheMeters(frames, registry);
+        Tenant.Shared shared = new Tenant.Shared(config, clock, registry, catalog, shareMemory,
+            frames, querySlots, this::externalUrl, sink, false);
+        // Reads of a tenant without a store: an empty store nothing writes to, its metrics
+        // nowhere, outside the data directory.
+        emptyDir = java.nio.file.Files.createTempDirectory("inferlens-empty-tenant");
+        Tenant empty = Tenant.open("", emptyDir, new Tenant.Shared(config, clock,
+            new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), catalog,
+            shareMemory, frames, querySlots, this::externalUrl, (t, i, n) -> { }, false));
+        opened = Tenants.multi(config.dataDir(), config.tenancy().maxTenants(),
+            (id, dir) -> Tenant.open(id, dir, shared), empty);
+      }
+    } catch (StorageException | RuntimeException | java.io.IOException e) {
+      if (process != null) {
+        process.close();
+      }
       registry.close();
-      store.close();
-      throw e;
+      if (memory != null) {
+        memory.close();
+      }
+      deleteQuietly(emptyDir);
+      if (e instanceof java.io.IOException io) {
+        throw new StorageException("cannot create the empty tenant's store: " + io, io);
+      }
+      if (e instanceof StorageException se) {
+        throw se;
+      }
+      throw (RuntimeException) e;
     }
-    this.journal = opened;
-    this.evaluator = new IncidentEvaluator(engine, store.querier(), journal, clock,
-        (incidents, nowMs) -> {
-          for (IncidentEvaluator.Listener l : incidentListeners) {
-            l.evaluated(incidents, nowMs);
-          }
-        }, new io.inferlens.analysis.cardinality.CardinalityWatch(store,
-            config.targets().groupingLabels(),
-            io.inferlens.analysis.cardinality.CardinalityRule.DEFAULTS));
+    this.processMetrics = process;
+    this.rocksMemory = memory;
+    this.emptyTenantDir = emptyDir;
+    this.tenants = opened;
     this.evalTimer = io.micrometer.core.instrument.Timer.builder("inferlens.evaluator.duration")
-        .description("Time of one evaluation of every target by the always-on evaluator")
-        .register(registry);
+        .description("Time of one evaluation of every target (of every tenant) by the always-on"
+            + " evaluator").register(registry);
     this.evalFailures = io.micrometer.core.instrument.Counter.builder(
         "inferlens.evaluator.failures").description("Evaluations that failed (retried next interval)")
-        .register(registry);
-    io.micrometer.core.instrument.Gauge.builder("inferlens.incidents.open", journal,
-        j -> j.openCount()).description("Incidents open in the journal")
-        .register(registry);
-    io.micrometer.core.instrument.Gauge.builder("inferlens.evaluator.lag", evaluator,
-        e -> e.evaluatedToMs() == Long.MIN_VALUE ? Double.NaN
-            : (clock.millis() - e.evaluatedToMs()) / 1000.0).baseUnit("seconds")
-        .description("How far the evaluator's last evaluated step is behind the clock")
         .register(registry);
     this.evaluation = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "inferlens-evaluator");
@@ -155,6 +169,41 @@ public final class InferLensServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+  }
+
+  /** The production opener: each store its own RocksDB memory, or the tenants' shared one. */
+  private static final StoreOpener DEFAULT_OPENER = TimeSeriesStore::open;
+
+  /**
+   * Refuses a data directory laid out for the other mode, so data never seems to vanish: a
+   * store written without --multitenancy is not silently ignored by a multi-tenant server, nor
+   * tenants' stores by a single-store one.
+   *
+   * @throws IllegalStateException naming the directory and what to do
+   */
+  private static void checkLayout(java.nio.file.Path dataDir, boolean multi) {
+    java.nio.file.Path tenantsDir = dataDir.resolve(Tenants.TENANTS_DIR);
+    boolean hasStore = java.nio.file.Files.exists(dataDir.resolve("CURRENT"));
+    if (multi && hasStore) {
+      throw new IllegalStateException("--data-dir " + dataDir + " holds a store written without"
+          + " --multitenancy; start without it, or keep that store as tenant ID by moving its"
+          + " files into " + tenantsDir.resolve("ID"));
+    }
+    if (!multi && java.nio.file.Files.isDirectory(tenantsDir)) {
+      throw new IllegalStateException("--data-dir " + dataDir + " holds tenants' stores ("
+          + tenantsDir + "); start with --multitenancy to serve them");
+    }
+  }
+
+  private static void deleteQuietly(java.nio.file.Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(dir)) {
+      walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      log.debug("cannot delete {}: {}", dir, e.toString());
+    }
   }
 
   /**
@@ -182,7 +231,7 @@ public final class InferLensServer implements AutoCloseable {
    */
   static InferLensServer start(ServerConfig config, Clock clock, Clock alertClock)
       throws StorageException {
-    return start(config, clock, alertClock, TimeSeriesStore::open);
+    return start(config, clock, alertClock, DEFAULT_OPENER);
   }
 
   /**
@@ -214,7 +263,8 @@ public final class InferLensServer implements AutoCloseable {
       if (!config.alerting().alertmanagers().isEmpty()) {
         s.notifier = new AlertmanagerNotifier(config.alerting().withExternalUrl(
             s.externalUrl()), config.evalIntervalMs(), alertClock, s.registry);
-        s.addIncidentListener(s.notifier);
+        AlertmanagerNotifier n = s.notifier;
+        s.incidentSinks.add(n::evaluated);
       }
     } catch (RuntimeException e) {
       s.close();
@@ -228,11 +278,14 @@ public final class InferLensServer implements AutoCloseable {
     }
     // The one listening line; `serve` prints nothing more.
     String scheme = s.scheme();
-    log.info("InferLens listening on port {}{}{}, data in {}; remote_write URL: {}://HOST:{}"
+    log.info("InferLens listening on port {}{}{}, data in {}{}; remote_write URL: {}://HOST:{}"
         + "/api/v1/write, remote_read URL: {}://HOST:{}/api/v1/read", s.port(),
         tls != null ? " over TLS" : "",
         config.web().file().basicAuth() ? " with basic authentication" : "",
-        config.dataDir().toAbsolutePath(), scheme, s.port(), scheme, s.port());
+        config.dataDir().toAbsolutePath(),
+        config.tenancy().enabled() ? " (one store per " + Tenants.HEADER + " tenant, "
+            + s.tenants.all().size() + " now)" : "",
+        scheme, s.port(), scheme, s.port());
     return s;
   }
 
@@ -265,59 +318,75 @@ public final class InferLensServer implements AutoCloseable {
         return delegate.serve(ctx, req);
       });
     }
-    IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),
-        config.maxFutureMs(), clock, config.labelLimits(), config.ingestionRate(), config.ha());
-    RemoteWriteHandler writeHandler = new RemoteWriteHandler(store, limits);
-    if (!config.ha().isOff()) {
-      metrics.haElections(writeHandler::haElections);
-    }
-    writeService = new WriteService(writeHandler, metrics);
+    writeService = new WriteService(tenants);
     sb.service("/api/v1/write", writeService);
-    sb.service("/api/v1/read", new RemoteReadService(store.querier(), config.maxRequestBytes(),
-        config.maxReadSeries(), config.maxReadBytes(), metrics));
-    new PrometheusApi(store.querier(), clock).bind(sb);
-    new QueryApi(new io.inferlens.analysis.promql.engine.Engine(store.querier(), config.query()),
-        clock).bind(sb);
-    new PrometheusMetaApi(store.querier(), clock).bind(sb);
-    new TsdbStatusApi(store).bind(sb);
-    new AnalysisApi(engine, config.evalIntervalMs() > 0
-        ? new DiagnosisHistory(engine, journal, evaluator::staleFromMs) : null, clock).bind(sb);
-    new IncidentsApi(journal, engine.targetConfig().modelLabel(), clock).bind(sb);
-    new TrendsApi(engine, clock).bind(sb);
-    new DashboardApi(engine, clock).bind(sb);
-    new SparklinesApi(engine, clock).bind(sb);
-    new RulesApi(engine, clock, config.alerting().externalUrl()).bind(sb);
-    new AlertsApi(journal, this::externalUrl, config.analysis().forMs(), config.evalIntervalMs(),
-        () -> lastEvaluation).bind(sb);
-    AdminApi.bind(sb, store, config.web().adminApi());
+    if (!tenants.multi()) {
+      tenants.all().get(0).bind(sb::service);
+    } else {
+      // Every tenant route: the request's tenant's own service for that pattern.
+      for (String pattern : tenants.empty().routes().keySet()) {
+        sb.service(pattern, new TenantDispatch(tenants, pattern));
+      }
+    }
+    new TenantsApi(tenants).bind(sb);
     sb.service("/metrics", (ctx, req) -> {
-      metrics.refresh();
+      for (Tenant t : tenants.all()) {
+        t.metrics().refresh();
+      }
       return HttpResponse.of(HttpStatus.OK,
           MediaType.parse("text/plain; version=0.0.4; charset=utf-8"), registry.scrape());
     });
     sb.service("/api/v1/openapi.yaml", HttpFile.of(InferLensServer.class.getClassLoader(),
         "io/inferlens/api/openapi.yaml").asService());
-    new HealthApi(store).bind(sb);
+    new HealthApi(tenants).bind(sb);
     WebUi.bind(sb); // the browser UI at /, after the API routes
   }
 
   /**
    * One evaluation of every target by the always-on evaluator, now (tests; the schedule calls
-   * it every {@code --eval-interval}).
+   * it every {@code --eval-interval}). With --multitenancy every tenant's targets, one tenant
+   * after the other; a tenant whose store fails does not stop the others'.
    *
-   * @return what it did
-   * @throws StorageException if the store failed
+   * @return what it did, summed over tenants ({@code evaluatedToMs} the least of theirs)
+   * @throws StorageException if a store failed (after the other tenants were evaluated)
    */
   public IncidentEvaluator.Cycle evaluateNow() throws StorageException {
     long t0 = System.nanoTime();
-    long at = clock.millis();
+    long evaluatedTo = Long.MAX_VALUE;
+    int targets = 0;
+    long steps = 0;
+    int bootstrapped = 0;
+    int written = 0;
+    int open = 0;
+    StorageException failed = null;
     try {
-      return evaluator.evaluate();
+      for (Tenant t : tenants.all()) {
+        IncidentEvaluator.Cycle c;
+        try {
+          c = t.evaluate();
+        } catch (StorageException e) {
+          if (failed == null) {
+            failed = e;
+          } else {
+            failed.addSuppressed(e);
+          }
+          continue;
+        }
+        evaluatedTo = Math.min(evaluatedTo, c.evaluatedToMs());
+        targets += c.targets();
+        steps += c.steps();
+        bootstrapped += c.bootstrapped();
+        written += c.written();
+        open += c.open();
+      }
     } finally {
-      long ns = System.nanoTime() - t0;
-      evalTimer.record(ns, TimeUnit.NANOSECONDS);
-      lastEvaluation = new AlertsApi.LastEvaluation(at, ns / 1e9);
+      evalTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     }
+    if (failed != null) {
+      throw failed;
+    }
+    return new IncidentEvaluator.Cycle(evaluatedTo == Long.MAX_VALUE ? Long.MIN_VALUE
+        : evaluatedTo, targets, steps, bootstrapped, written, open);
   }
 
   /** The scheduled evaluation: a failure is logged in one line and retried next interval. */
@@ -338,7 +407,7 @@ public final class InferLensServer implements AutoCloseable {
    *     Alertmanager notifier)
    */
   public void addIncidentListener(IncidentEvaluator.Listener listener) {
-    incidentListeners.add(listener);
+    incidentSinks.add((tenant, incidents, nowMs) -> listener.evaluated(incidents, nowMs));
   }
 
   /**
@@ -373,18 +442,38 @@ public final class InferLensServer implements AutoCloseable {
     return config.web().file().tls() == null ? "http" : "https";
   }
 
-  /** @return the incident journal */
+  /**
+   * @return the incident journal of the one store
+   * @throws IllegalStateException with --multitenancy ({@link #tenant(String)})
+   */
   public IncidentJournal journal() {
-    return journal;
+    return single().journal();
+  }
+
+  private Tenant single() {
+    if (tenants.multi()) {
+      throw new IllegalStateException("--multitenancy: ask for a tenant's");
+    }
+    return tenants.all().get(0);
+  }
+
+  /**
+   * @param id a tenant id
+   * @return the tenant's stack, or null when it has no store (with --multitenancy; tests)
+   */
+  Tenant tenant(String id) {
+    return tenants.get(id);
   }
 
   private void runRetention() {
-    try {
-      store.enforceRetention(clock.millis());
-      journal.forgetBefore(clock.millis() - config.rollup1hRetentionMs());
-    } catch (Exception e) {
-      // Retention failing must not stop ingestion; it is retried on the next period.
-      log.warn("retention run failed; will retry in {} ms", RETENTION_PERIOD_MS, e);
+    for (Tenant t : tenants.all()) {
+      try {
+        t.enforceRetention(clock.millis());
+      } catch (Exception e) {
+        // Retention failing must not stop ingestion; it is retried on the next period.
+        log.warn("retention run failed{}; will retry in {} ms",
+            t.id() == null ? "" : " for tenant " + t.id(), RETENTION_PERIOD_MS, e);
+      }
     }
   }
 
@@ -419,14 +508,20 @@ public final class InferLensServer implements AutoCloseable {
     return server.activePort().localAddress();
   }
 
-  /** @return the analysis engine */
+  /**
+   * @return the analysis engine of the one store
+   * @throws IllegalStateException with --multitenancy ({@link #tenant(String)})
+   */
   public DiagnosisEngine engine() {
-    return engine;
+    return single().engine();
   }
 
-  /** @return the store, for tests and the analysis engine */
+  /**
+   * @return the one store, for tests and the analysis engine
+   * @throws IllegalStateException with --multitenancy ({@link #tenant(String)})
+   */
   public TimeSeriesStore store() {
-    return store;
+    return single().store();
   }
 
   /** Stops accepting requests, waits for in-flight ones, closes the store. Idempotent. */
@@ -449,10 +544,14 @@ public final class InferLensServer implements AutoCloseable {
     if (notifier != null) {
       notifier.close();
     }
-    metrics.close();
+    if (processMetrics != null) {
+      processMetrics.close();
+    }
     registry.close();
-    // The evaluated-chunk cache (up to 256 MiB) is freed even if the closed server stays referenced.
-    engine.cache().invalidate(Long.MIN_VALUE, Long.MAX_VALUE);
-    store.close();
+    tenants.close();
+    if (rocksMemory != null) {
+      rocksMemory.close();
+    }
+    deleteQuietly(emptyTenantDir);
   }
 }

@@ -65,15 +65,6 @@ final class JsonEndpoints {
   }
 
   /**
-   * As {@link #get}, also taking POST with an {@code application/x-www-form-urlencoded} body,
-   * whose parameters join the URL's (Prometheus's {@code r.FormValue}, which Grafana's POST
-   * queries use).
-   *
-   * @param what a few words naming the endpoint, for the log when the store fails
-   * @param handler computes the data from the URL's and the form's parameters
-   * @return a GET and POST service answering in the envelope; other methods get 405
-   */
-  /**
    * The request's parameters as Prometheus's API reads them: the URL's query, plus a form body
    * ({@code application/x-www-form-urlencoded}) of a POST, as Grafana sends queries.
    *
@@ -91,6 +82,15 @@ final class JsonEndpoints {
     return q;
   }
 
+  /**
+   * As {@link #get}, also taking POST with an {@code application/x-www-form-urlencoded} body,
+   * whose parameters join the URL's (Prometheus's {@code r.FormValue}, which Grafana's POST
+   * queries use).
+   *
+   * @param what a few words naming the endpoint, for the log when the store fails
+   * @param handler computes the data from the URL's and the form's parameters
+   * @return a GET and POST service answering in the envelope; other methods get 405
+   */
   static HttpService getOrPost(String what, Handler handler) {
     return (ctx, req) -> {
       if (req.method() != HttpMethod.GET && req.method() != HttpMethod.POST) {

@@ -184,6 +184,19 @@ public final class Main implements Runnable {
             + "0 = no limit (default: ${DEFAULT-VALUE}, as Mimir).")
     int haMaxClusters;
 
+    @Option(names = "--multitenancy", defaultValue = "false",
+        description = "Keep one store per tenant, named by the X-Scope-OrgID header of every "
+            + "write, read, query and UI request (Mimir's and Cortex's convention); each tenant "
+            + "has its own series, limits, incidents and alerts (labelled tenant). A request "
+            + "without the header answers 401. Stores live in DATA-DIR/tenants/ID "
+            + "(default: ${DEFAULT-VALUE}).")
+    boolean multitenancy;
+
+    @Option(names = "--multitenancy.max-tenants", defaultValue = "100", paramLabel = "N",
+        description = "Most tenants with a store; a write naming one more answers 400 "
+            + "(default: ${DEFAULT-VALUE}).")
+    int maxTenants;
+
     @Option(names = "--wal-sync", defaultValue = "false",
         description = "fsync the write-ahead log before acknowledging each write. Without it an "
             + "acknowledged write survives a crash of InferLens but not of the machine "
@@ -354,6 +367,7 @@ public final class Main implements Runnable {
           .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),
               Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples)
           .withSeriesLimits(new io.inferlens.storage.SeriesLimits(maxSeries, maxSeriesPerMetric))
+          .withTenancy(new Multitenancy(multitenancy, maxTenants))
           .withQuery(new io.inferlens.analysis.promql.engine.EngineOptions(
               Units.parseDurationMs("--query.lookback-delta", queryLookbackDelta),
               queryMaxSamples, Units.parseDurationMs("--query.timeout", queryTimeout),
@@ -402,6 +416,10 @@ public final class Main implements Runnable {
         System.err.println("inferlens serve: cannot open the store in " + dataDir + ": "
             + e.getMessage());
         return 1;
+      } catch (IllegalStateException e) {
+        // A data directory laid out for the other --multitenancy setting, or a stray folder.
+        System.err.println("inferlens serve: " + e.getMessage());
+        return 2;
       } catch (java.util.concurrent.CompletionException e) {
         // Binding failed (address in use, not local): one line, not a stack trace.
         Throwable cause = e.getCause() == null ? e : e.getCause();

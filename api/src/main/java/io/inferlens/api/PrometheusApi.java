@@ -8,7 +8,6 @@ import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.QueryParams;
 import com.linecorp.armeria.server.HttpService;
-import com.linecorp.armeria.server.ServerBuilder;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.Matcher;
@@ -78,9 +77,9 @@ public final class PrometheusApi {
   /**
    * Binds the endpoints.
    *
-   * @param sb the server builder
+   * @param sb where to bind the routes (the server, or one tenant's route table)
    */
-  public void bind(ServerBuilder sb) {
+  public void bind(Routes sb) {
     sb.service("/api/v1/labels", blocking(this::labels));
     sb.service("/api/v1/label/{name}/values", blocking(this::labelValues));
     sb.service("/api/v1/series", blocking(this::series));

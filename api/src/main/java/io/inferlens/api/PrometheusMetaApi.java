@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import com.linecorp.armeria.common.QueryParams;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.storage.MetricMetadata;
 import io.inferlens.storage.Querier;
 import io.inferlens.storage.StorageException;
@@ -71,9 +70,9 @@ public final class PrometheusMetaApi {
    * Binds {@code /api/v1/metadata}, {@code /api/v1/status/buildinfo} and
    * {@code /api/v1/query_exemplars}.
    *
-   * @param sb the server builder
+   * @param sb where to bind the routes (the server, or one tenant's route table)
    */
-  public void bind(ServerBuilder sb) {
+  public void bind(Routes sb) {
     sb.service("/api/v1/metadata", JsonEndpoints.get("metadata read", this::metadata));
     sb.service("/api/v1/status/buildinfo", JsonEndpoints.get("build info", p -> buildInfo()));
     sb.service("/api/v1/query_exemplars",

@@ -9,7 +9,6 @@ import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.QueryParams;
 import com.linecorp.armeria.server.HttpService;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.promql.ast.Expr;
 import io.inferlens.analysis.promql.ast.Printer;
 import io.inferlens.analysis.promql.engine.Engine;
@@ -71,9 +70,9 @@ public final class QueryApi {
   /**
    * Binds the routes.
    *
-   * @param sb the server builder
+   * @param sb where to bind the routes (the server, or one tenant's route table)
    */
-  public void bind(ServerBuilder sb) {
+  public void bind(Routes sb) {
     sb.service("/api/v1/query", service(this::query));
     sb.service("/api/v1/query_range", service(this::queryRange));
     sb.service("/api/v1/format_query", service(this::formatQuery));

@@ -6,7 +6,6 @@ import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.QueryParams;
 import com.linecorp.armeria.server.HttpService;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.diagnose.AnalysisConfig;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
 import io.inferlens.analysis.diagnose.Indicator;
@@ -65,8 +64,8 @@ final class RulesApi {
     this.externalUrl = externalUrl;
   }
 
-  /** @param sb the server builder to bind the route on */
-  void bind(ServerBuilder sb) {
+  /** @param sb where to bind the route (the server, or one tenant's route table) */
+  void bind(Routes sb) {
     sb.service("/api/v1/rules/export", service());
   }
 

@@ -42,11 +42,18 @@ import java.util.concurrent.TimeUnit;
  * inferlens_ha_elected_replica_changes{cluster}} (failovers since the cluster was first seen),
  * plus JVM and process metrics.
  *
+ * <p>With {@code --multitenancy} each tenant has its own instance, whose every meter carries the
+ * label {@code tenant} (as Mimir's per-tenant metrics carry {@code user}), and one more instance
+ * without a store reports the JVM and process; without it one instance reports everything
+ * without that label.
+ *
  * <p>Thread safe.
  */
 public final class SelfMetrics implements AutoCloseable {
 
   private final MeterRegistry registry;
+  /** {@code tenant} with --multitenancy, else empty. */
+  private final Tags tags;
   private final Map<Integer, Counter> requestsByCode = new ConcurrentHashMap<>();
   private final Map<String, Counter> rejectedByReason = new ConcurrentHashMap<>();
   private final Map<String, Counter> readsByTypeAndCode = new ConcurrentHashMap<>();
@@ -62,39 +69,72 @@ public final class SelfMetrics implements AutoCloseable {
   private final Counter metadataReceived;
   private final Counter metadataRejected;
   private final Timer decodeTime;
-  private final JvmGcMetrics gcMetrics = new JvmGcMetrics();
+  /** The JVM's binders, or null for a tenant's instance. */
+  private final JvmGcMetrics gcMetrics;
 
   /**
+   * The metrics of a server with one store: the store's gauges, the write and read counters and
+   * the JVM's, without a {@code tenant} label.
+   *
    * @param registry where to register
    * @param store the store whose size and series count are reported as gauges
    */
   public SelfMetrics(MeterRegistry registry, StoreStats store) {
+    this(registry, null, store, true);
+  }
+
+  /**
+   * @param registry where to register
+   * @param tenant the value of the {@code tenant} label on every meter, or null for none
+   * @param store the store whose size and series count are reported as gauges, or null for none
+   *     (the process-wide instance of a multi-tenant server)
+   * @param process whether this instance also reports the JVM and process (exactly one per
+   *     registry)
+   */
+  SelfMetrics(MeterRegistry registry, String tenant, StoreStats store, boolean process) {
     this.registry = registry;
-    samplesIngested = Counter.builder("inferlens.samples.ingested")
+    this.tags = tenant == null ? Tags.empty() : Tags.of("tenant", tenant);
+    samplesIngested = Counter.builder("inferlens.samples.ingested").tags(tags)
         .description("Samples appended durably to the store").register(registry);
-    samplesDuplicate = Counter.builder("inferlens.samples.duplicate")
+    samplesDuplicate = Counter.builder("inferlens.samples.duplicate").tags(tags)
         .description("Samples identical to a stored one (idempotent retries)").register(registry);
-    seriesCreated = Counter.builder("inferlens.series.created")
+    seriesCreated = Counter.builder("inferlens.series.created").tags(tags)
         .description("Label sets stored for the first time").register(registry);
-    metadataReceived = Counter.builder("inferlens.metadata.received")
+    metadataReceived = Counter.builder("inferlens.metadata.received").tags(tags)
         .description("Metric metadata entries received by remote write, valid or not")
         .register(registry);
-    metadataRejected = Counter.builder("inferlens.metadata.rejected")
+    metadataRejected = Counter.builder("inferlens.metadata.rejected").tags(tags)
         .description("Metric metadata entries refused with 4xx (empty name, not UTF-8, too long)")
         .register(registry);
-    decodeTime = Timer.builder("inferlens.write.decode")
+    decodeTime = Timer.builder("inferlens.write.decode").tags(tags)
         .description("Time to decompress, decode and validate a remote-write body")
         .register(registry);
-    Gauge.builder("inferlens.store.size", store, SelfMetrics::diskSize)
+    if (store != null) {
+      storeGauges(store);
+    }
+    if (process) {
+      gcMetrics = new JvmGcMetrics();
+      new JvmMemoryMetrics().bindTo(registry);
+      new JvmThreadMetrics().bindTo(registry);
+      gcMetrics.bindTo(registry);
+      new ProcessorMetrics().bindTo(registry);
+      new UptimeMetrics().bindTo(registry);
+    } else {
+      gcMetrics = null;
+    }
+  }
+
+  private void storeGauges(StoreStats store) {
+    Gauge.builder("inferlens.store.size", store, SelfMetrics::diskSize).tags(tags)
         .baseUnit("bytes").description("Bytes of the data directory on disk").register(registry);
-    Gauge.builder("inferlens.store.series", store, SelfMetrics::seriesCount)
+    Gauge.builder("inferlens.store.series", store, SelfMetrics::seriesCount).tags(tags)
         .description("Series in the index").register(registry);
     Gauge.builder("inferlens.store.active.series", store, StoreStats::activeSeriesCount)
-        .description("Series with a sample received in the last hour, which --limits.max-series"
+        .tags(tags).description("Series with a sample received in the last hour, which --limits.max-series"
             + " and --limits.max-series-per-metric count").register(registry);
-    Gauge.builder("inferlens.store.samples", store, SelfMetrics::sampleCount)
+    Gauge.builder("inferlens.store.samples", store, SelfMetrics::sampleCount).tags(tags)
         .description("Raw samples stored (head and chunks), an estimate").register(registry);
-    Gauge.builder("inferlens.store.head.samples", store, StoreStats::headSampleCount)
+    Gauge.builder("inferlens.store.head.samples", store, StoreStats::headSampleCount).tags(tags)
         .description("Samples in the in-memory head, not yet flushed into chunks")
         .register(registry);
     rocksGauge(store, "inferlens.rocksdb.live.sst", "bytes", "rocksdb.total-sst-files-size",
@@ -109,17 +149,17 @@ public final class SelfMetrics implements AutoCloseable {
     rocksGauge(store, "inferlens.rocksdb.pending.compaction", "bytes",
         "rocksdb.estimate-pending-compaction-bytes",
         "Bytes compaction still has to rewrite, all column families");
-    new JvmMemoryMetrics().bindTo(registry);
-    new JvmThreadMetrics().bindTo(registry);
-    gcMetrics.bindTo(registry);
-    new ProcessorMetrics().bindTo(registry);
-    new UptimeMetrics().bindTo(registry);
+  }
+
+  /** @return the {@code tenant} label of this instance's meters, or empty */
+  Tags tags() {
+    return tags;
   }
 
   private void rocksGauge(StoreStats store, String name, String unit, String property,
       String description) {
     Gauge.Builder<StoreStats> b = Gauge.builder(name, store, s -> rocksProperty(s, property))
-        .description(description);
+        .tags(tags).description(description);
     if (unit != null) {
       b.baseUnit(unit);
     }
@@ -162,7 +202,7 @@ public final class SelfMetrics implements AutoCloseable {
   /** @param code the HTTP status answered to a write request */
   public void writeRequest(int code) {
     requestsByCode.computeIfAbsent(code, c -> Counter.builder("inferlens.write.requests")
-        .description("Remote-write requests by HTTP status code")
+        .description("Remote-write requests by HTTP status code").tags(tags)
         .tag("code", Integer.toString(c)).register(registry)).increment();
   }
 
@@ -174,7 +214,7 @@ public final class SelfMetrics implements AutoCloseable {
   public void readRequest(String responseType, int code) {
     readsByTypeAndCode.computeIfAbsent(responseType + " " + code, k ->
         Counter.builder("inferlens.read.requests")
-            .description("Remote-read requests by response type and HTTP status code")
+            .description("Remote-read requests by response type and HTTP status code").tags(tags)
             .tag("type", responseType).tag("code", Integer.toString(code)).register(registry))
         .increment();
   }
@@ -197,7 +237,7 @@ public final class SelfMetrics implements AutoCloseable {
    */
   public void rejected(String reason, long samples) {
     rejectedByReason.computeIfAbsent(reason, r -> Counter.builder("inferlens.samples.rejected")
-        .description("Samples refused with 4xx, by reason")
+        .description("Samples refused with 4xx, by reason").tags(tags)
         .tag("reason", r).register(registry)).increment(samples);
   }
 
@@ -219,7 +259,7 @@ public final class SelfMetrics implements AutoCloseable {
     haDeduplicatedByCluster.computeIfAbsent(cluster, c ->
         Counter.builder("inferlens.ha.deduplicated.samples")
             .description("Samples of remote writes dropped because another replica of their HA"
-                + " cluster is elected (answered 202)")
+                + " cluster is elected (answered 202)").tags(tags)
             .tag("cluster", c).register(registry)).increment(samples);
   }
 
@@ -254,10 +294,11 @@ public final class SelfMetrics implements AutoCloseable {
     java.util.List<MultiGauge.Row<?>> timestamps = new java.util.ArrayList<>();
     java.util.List<MultiGauge.Row<?>> changes = new java.util.ArrayList<>();
     for (HaTracker.Election e : source.get()) {
-      elected.add(MultiGauge.Row.of(Tags.of("cluster", e.cluster(), "replica", e.replica()), 1));
-      timestamps.add(MultiGauge.Row.of(Tags.of("cluster", e.cluster()),
+      elected.add(MultiGauge.Row.of(
+          Tags.of("cluster", e.cluster(), "replica", e.replica()).and(tags), 1));
+      timestamps.add(MultiGauge.Row.of(Tags.of("cluster", e.cluster()).and(tags),
           e.lastAcceptedMs() / 1000.0));
-      changes.add(MultiGauge.Row.of(Tags.of("cluster", e.cluster()), e.changes()));
+      changes.add(MultiGauge.Row.of(Tags.of("cluster", e.cluster()).and(tags), e.changes()));
     }
     haElected.register(elected, true);
     haElectedTimestamp.register(timestamps, true);
@@ -271,6 +312,8 @@ public final class SelfMetrics implements AutoCloseable {
 
   @Override
   public void close() {
-    gcMetrics.close();
+    if (gcMetrics != null) {
+      gcMetrics.close();
+    }
   }
 }

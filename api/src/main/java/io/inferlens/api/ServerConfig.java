@@ -51,6 +51,8 @@ import java.nio.file.Path;
  * @param ingestionRate the ingestion rate limit over all writes ({@code --limits.ingestion-rate},
  *     {@code --limits.ingestion-burst}; default {@link IngestionRate#OFF})
  * @param ha deduplication of Prometheus HA pairs ({@code --ha.*}; default {@link HaConfig#OFF})
+ * @param tenancy one store per {@code X-Scope-OrgID} tenant ({@code --multitenancy},
+ *     {@code --multitenancy.max-tenants}; default {@link Multitenancy#OFF}: one store)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -75,7 +77,8 @@ public record ServerConfig(
     SeriesLimits seriesLimits,
     LabelLimits labelLimits,
     IngestionRate ingestionRate,
-    HaConfig ha) {
+    HaConfig ha,
+    Multitenancy tenancy) {
 
   /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
@@ -86,6 +89,7 @@ public record ServerConfig(
     java.util.Objects.requireNonNull(labelLimits, "labelLimits");
     java.util.Objects.requireNonNull(ingestionRate, "ingestionRate");
     java.util.Objects.requireNonNull(ha, "ha");
+    java.util.Objects.requireNonNull(tenancy, "tenancy");
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
@@ -122,7 +126,8 @@ public record ServerConfig(
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
         EngineOptions.DEFAULTS, AlertingConfig.none(null), WebOptions.DEFAULTS,
-        SeriesLimits.DEFAULTS, LabelLimits.defaults(), IngestionRate.OFF, HaConfig.OFF);
+        SeriesLimits.DEFAULTS, LabelLimits.defaults(), IngestionRate.OFF, HaConfig.OFF,
+        Multitenancy.OFF);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -145,11 +150,9 @@ public record ServerConfig(
    * @return a copy using it
    */
   public ServerConfig withAnalysis(AnalysisConfig newAnalysis) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        newAnalysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web, seriesLimits,
-        labelLimits, ingestionRate, ha);
+    Copy c = new Copy(this);
+    c.analysis = newAnalysis;
+    return c.build();
   }
 
   /**
@@ -157,11 +160,9 @@ public record ServerConfig(
    * @return a copy using them
    */
   public ServerConfig withQuery(EngineOptions newQuery) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, newQuery,
-        alerting, web, seriesLimits,
-        labelLimits, ingestionRate, ha);
+    Copy c = new Copy(this);
+    c.query = newQuery;
+    return c.build();
   }
 
   /**
@@ -170,11 +171,10 @@ public record ServerConfig(
    * @return a copy with these remote-read limits
    */
   public ServerConfig withReadLimits(long newMaxReadSeries, long newMaxReadBytes) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, newMaxReadSeries, newMaxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web, seriesLimits,
-        labelLimits, ingestionRate, ha);
+    Copy c = new Copy(this);
+    c.maxReadSeries = newMaxReadSeries;
+    c.maxReadBytes = newMaxReadBytes;
+    return c.build();
   }
 
   /**
@@ -182,11 +182,9 @@ public record ServerConfig(
    * @return a copy with that block cache size
    */
   public ServerConfig withBlockCacheBytes(long newBlockCacheBytes) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, newBlockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web, seriesLimits,
-        labelLimits, ingestionRate, ha);
+    Copy c = new Copy(this);
+    c.blockCacheBytes = newBlockCacheBytes;
+    return c.build();
   }
 
   /**
@@ -194,11 +192,9 @@ public record ServerConfig(
    * @return a copy using them
    */
   public ServerConfig withWeb(WebOptions newWeb) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        newWeb, seriesLimits,
-        labelLimits, ingestionRate, ha);
+    Copy c = new Copy(this);
+    c.web = newWeb;
+    return c.build();
   }
 
   /** The evaluator's default interval, 15 s as Prometheus's {@code evaluation_interval}. */
@@ -209,11 +205,9 @@ public record ServerConfig(
    * @return a copy with that setting
    */
   public ServerConfig withEvalInterval(long ms) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes, ms,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web, seriesLimits,
-        labelLimits, ingestionRate, ha);
+    Copy c = new Copy(this);
+    c.evalIntervalMs = ms;
+    return c.build();
   }
 
   /**
@@ -221,11 +215,9 @@ public record ServerConfig(
    * @return a copy sending alerts so
    */
   public ServerConfig withAlerting(AlertingConfig newAlerting) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
-        newAlerting, web, seriesLimits,
-        labelLimits, ingestionRate, ha);
+    Copy c = new Copy(this);
+    c.alerting = newAlerting;
+    return c.build();
   }
 
   /**
@@ -235,11 +227,11 @@ public record ServerConfig(
    * @return a copy with these store settings
    */
   public ServerConfig withStoreTuning(long fiveMinuteMs, long oneHourMs, int newHeadMaxSamples) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, fiveMinuteMs, oneHourMs, newHeadMaxSamples, query, alerting,
-        web, seriesLimits,
-        labelLimits, ingestionRate, ha);
+    Copy c = new Copy(this);
+    c.rollup5mRetentionMs = fiveMinuteMs;
+    c.rollup1hRetentionMs = oneHourMs;
+    c.headMaxSamples = newHeadMaxSamples;
+    return c.build();
   }
 
   /**
@@ -247,11 +239,9 @@ public record ServerConfig(
    * @return a copy enforcing them
    */
   public ServerConfig withSeriesLimits(SeriesLimits newSeriesLimits) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web, newSeriesLimits,
-        labelLimits, ingestionRate, ha);
+    Copy c = new Copy(this);
+    c.seriesLimits = newSeriesLimits;
+    return c.build();
   }
 
   /**
@@ -260,10 +250,10 @@ public record ServerConfig(
    * @return a copy with these write limits
    */
   public ServerConfig withWriteLimits(LabelLimits newLabelLimits, IngestionRate newIngestionRate) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web, seriesLimits, newLabelLimits, newIngestionRate, ha);
+    Copy c = new Copy(this);
+    c.labelLimits = newLabelLimits;
+    c.ingestionRate = newIngestionRate;
+    return c.build();
   }
 
   /**
@@ -271,10 +261,81 @@ public record ServerConfig(
    * @return a copy deduplicating so
    */
   public ServerConfig withHa(HaConfig newHa) {
-    return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync,
-        analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-        evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query, alerting,
-        web, seriesLimits, labelLimits, ingestionRate, newHa);
+    Copy c = new Copy(this);
+    c.ha = newHa;
+    return c.build();
+  }
+
+  /**
+   * @param newTenancy one store per tenant, or {@link Multitenancy#OFF}
+   * @return a copy serving tenants so
+   */
+  public ServerConfig withTenancy(Multitenancy newTenancy) {
+    Copy c = new Copy(this);
+    c.tenancy = newTenancy;
+    return c.build();
+  }
+
+  /** A mutable copy of every component, so each {@code with…} names only what it changes. */
+  private static final class Copy {
+    InetSocketAddress listen;
+    Path dataDir;
+    long retentionMs;
+    long maxRequestBytes;
+    long maxFutureMs;
+    boolean walSync;
+    AnalysisConfig analysis;
+    Path catalogFile;
+    TargetConfig targets;
+    long maxReadSeries;
+    long maxReadBytes;
+    long blockCacheBytes;
+    long evalIntervalMs;
+    long rollup5mRetentionMs;
+    long rollup1hRetentionMs;
+    int headMaxSamples;
+    EngineOptions query;
+    AlertingConfig alerting;
+    WebOptions web;
+    SeriesLimits seriesLimits;
+    LabelLimits labelLimits;
+    IngestionRate ingestionRate;
+    HaConfig ha;
+    Multitenancy tenancy;
+
+    Copy(ServerConfig c) {
+      listen = c.listen;
+      dataDir = c.dataDir;
+      retentionMs = c.retentionMs;
+      maxRequestBytes = c.maxRequestBytes;
+      maxFutureMs = c.maxFutureMs;
+      walSync = c.walSync;
+      analysis = c.analysis;
+      catalogFile = c.catalogFile;
+      targets = c.targets;
+      maxReadSeries = c.maxReadSeries;
+      maxReadBytes = c.maxReadBytes;
+      blockCacheBytes = c.blockCacheBytes;
+      evalIntervalMs = c.evalIntervalMs;
+      rollup5mRetentionMs = c.rollup5mRetentionMs;
+      rollup1hRetentionMs = c.rollup1hRetentionMs;
+      headMaxSamples = c.headMaxSamples;
+      query = c.query;
+      alerting = c.alerting;
+      web = c.web;
+      seriesLimits = c.seriesLimits;
+      labelLimits = c.labelLimits;
+      ingestionRate = c.ingestionRate;
+      ha = c.ha;
+      tenancy = c.tenancy;
+    }
+
+    ServerConfig build() {
+      return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs,
+          walSync, analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
+          evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
+          alerting, web, seriesLimits, labelLimits, ingestionRate, ha, tenancy);
+    }
   }
 
   /**

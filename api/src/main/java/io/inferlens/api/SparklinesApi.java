@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import com.linecorp.armeria.common.QueryParams;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
 import io.inferlens.analysis.diagnose.Indicator;
 import io.inferlens.analysis.target.Target;
@@ -57,8 +56,8 @@ public final class SparklinesApi {
     this.clock = clock;
   }
 
-  /** @param sb the server builder to bind the route on */
-  public void bind(ServerBuilder sb) {
+  /** @param sb where to bind the route (the server, or one tenant's route table) */
+  public void bind(Routes sb) {
     sb.service("/api/v1/sparklines", JsonEndpoints.get("sparklines read", this::sparklines));
   }
 

@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import com.linecorp.armeria.common.QueryParams;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
 import io.inferlens.analysis.diagnose.Indicator;
 import io.inferlens.analysis.diagnose.RollupEvaluator;
@@ -86,8 +85,8 @@ public final class TrendsApi {
     this.clock = clock;
   }
 
-  /** @param sb the server builder to bind the routes on */
-  public void bind(ServerBuilder sb) {
+  /** @param sb where to bind the routes (the server, or one tenant's route table) */
+  public void bind(Routes sb) {
     sb.service("/api/v1/trends", JsonEndpoints.get("trend read", this::trends));
     sb.service("/api/v1/trends/versions", JsonEndpoints.get("trend read", this::versions));
   }

@@ -1,7 +1,6 @@
 package io.inferlens.api;
 
 import com.linecorp.armeria.common.QueryParams;
-import com.linecorp.armeria.server.ServerBuilder;
 import io.inferlens.storage.StorageException;
 import io.inferlens.storage.StoreStats;
 import io.inferlens.storage.TsdbStatus;
@@ -48,9 +47,9 @@ public final class TsdbStatusApi {
   /**
    * Binds {@code /api/v1/status/tsdb}.
    *
-   * @param sb the server builder
+   * @param sb where to bind the routes (the server, or one tenant's route table)
    */
-  public void bind(ServerBuilder sb) {
+  public void bind(Routes sb) {
     sb.service("/api/v1/status/tsdb", JsonEndpoints.get("tsdb status", this::status));
   }
 

@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  * stored, so the sender backs off and retries; 202 when HA deduplication dropped the request as
  * a non-elected replica's (as Mimir: a 2xx, so the replica does not retry, with a body naming the
  * elected replica); 503 only when the store failed, so the sender
- * retries (docs/DESIGN.md section 2).
+ * retries (docs/DESIGN.md section 2). With {@code --multitenancy}, the request's
+ * {@code X-Scope-OrgID} header picks the tenant whose store, limits and HA elections apply
+ * ({@link Tenants}): 401 without it, 400 for a malformed id or a new tenant past
+ * {@code --multitenancy.max-tenants}; a new tenant's store is created by its first write.
  *
  * <p>The body is aggregated by Armeria under the server's {@code maxRequestLength} (413 past it);
  * decoding and the RocksDB write run on this service's own pool of {@link #threads()} threads,
@@ -42,8 +45,7 @@ public final class WriteService implements HttpService, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(WriteService.class);
 
-  private final RemoteWriteHandler handler;
-  private final SelfMetrics metrics;
+  private final Tenants tenants;
   private final java.util.concurrent.ExecutorService pool;
 
   /** @return decoding threads: the number of cores, at least 2 */
@@ -52,12 +54,12 @@ public final class WriteService implements HttpService, AutoCloseable {
   }
 
   /**
-   * @param handler the HTTP-independent decoder and appender
-   * @param metrics where outcomes are counted
+   * @param tenants the tenant of each request (the one store without --multitenancy), whose
+   *     {@link Tenant#writeHandler()} decodes and appends and whose {@link Tenant#metrics()}
+   *     count the outcome
    */
-  public WriteService(RemoteWriteHandler handler, SelfMetrics metrics) {
-    this.handler = handler;
-    this.metrics = metrics;
+  WriteService(Tenants tenants) {
+    this.tenants = tenants;
     java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
     this.pool = java.util.concurrent.Executors.newFixedThreadPool(threads(), r -> {
       Thread t = new Thread(r, "inferlens-write-" + n.incrementAndGet());
@@ -75,20 +77,42 @@ public final class WriteService implements HttpService, AutoCloseable {
   @Override
   public HttpResponse serve(ServiceRequestContext ctx, HttpRequest req) {
     if (req.method() != HttpMethod.POST) {
-      return text(ErrorMapping.Kind.METHOD_NOT_ALLOWED,
+      return text(knownMetrics(req.headers()), ErrorMapping.Kind.METHOD_NOT_ALLOWED,
           "remote write takes POST, not " + req.method());
     }
     long declared = req.headers().contentLength();
     long cap = ctx.maxRequestLength();
     if (cap > 0 && declared > cap) {
       // Say which limit, before Armeria reads the body only to refuse it generically.
-      return text(ErrorMapping.Kind.TOO_LARGE,
+      return text(knownMetrics(req.headers()), ErrorMapping.Kind.TOO_LARGE,
           "body of " + declared + " bytes exceeds --max-request-bytes " + cap);
     }
     return HttpResponse.of(req.aggregate().thenApplyAsync(this::handle, pool));
   }
 
+  /** @return the metrics of the request's tenant if it has a store, else null; never opens one */
+  private SelfMetrics knownMetrics(com.linecorp.armeria.common.RequestHeaders headers) {
+    try {
+      Tenant t = tenants.forRead(headers);
+      return tenants.multi() && t == tenants.empty() ? null : t.metrics();
+    } catch (Tenants.TenantException e) {
+      return null;
+    }
+  }
+
   private HttpResponse handle(AggregatedHttpRequest req) {
+    Tenant tenant;
+    try {
+      // Opening a new tenant's store blocks: this runs on the pool, not the event loop.
+      tenant = tenants.forWrite(req.headers());
+    } catch (Tenants.TenantException e) {
+      return text(null, e.kind(), e.getMessage());
+    } catch (StorageException e) {
+      log.error("cannot open the store of the request's tenant; answering 503", e);
+      return text(null, ErrorMapping.Kind.UNAVAILABLE, "storage failure: " + e.getMessage());
+    }
+    RemoteWriteHandler handler = tenant.writeHandler();
+    SelfMetrics metrics = tenant.metrics();
     String contentType = req.headers().get(HttpHeaderNames.CONTENT_TYPE);
     String contentEncoding = req.headers().get(HttpHeaderNames.CONTENT_ENCODING);
     long t0 = System.nanoTime();
@@ -115,28 +139,29 @@ public final class WriteService implements HttpService, AutoCloseable {
         metrics.writeRequest(HttpStatus.NO_CONTENT.code());
         response = HttpResponse.of(HttpStatus.NO_CONTENT);
       } else {
-        response = text(ErrorMapping.Kind.BAD_DATA, outcome.errorMessage());
+        response = text(metrics, ErrorMapping.Kind.BAD_DATA, outcome.errorMessage());
       }
     } catch (IngestException e) {
       if (e.kind() == IngestException.Kind.RATE_LIMITED) {
         metrics.rejected(io.inferlens.ingest.RejectReason.RATE_LIMITED.key(), e.samples());
-        response = rateLimited(e);
+        response = rateLimited(metrics, e);
       } else {
-        response = text(ErrorMapping.kind(e.kind()), e.getMessage());
+        response = text(metrics, ErrorMapping.kind(e.kind()), e.getMessage());
       }
     } catch (StorageException e) {
       log.error("remote write failed in the store; answering 503 so the sender retries", e);
-      response = text(ErrorMapping.Kind.UNAVAILABLE, "storage failure: " + e.getMessage());
+      response = text(metrics, ErrorMapping.Kind.UNAVAILABLE, "storage failure: "
+          + e.getMessage());
     } catch (RuntimeException e) {
       // A bug, not bad input: say so, and let the sender retry.
       log.error("unexpected error while handling remote write", e);
-      response = text(ErrorMapping.Kind.INTERNAL, "internal error: " + e);
+      response = text(metrics, ErrorMapping.Kind.INTERNAL, "internal error: " + e);
     }
     return response;
   }
 
   /** 429 with {@code Retry-After} in whole seconds (RFC 9110 section 10.2.3, delta-seconds). */
-  private HttpResponse rateLimited(IngestException e) {
+  private static HttpResponse rateLimited(SelfMetrics metrics, IngestException e) {
     HttpStatus status = ErrorMapping.status(e.kind());
     metrics.writeRequest(status.code());
     ResponseHeaders headers = ResponseHeaders.builder(status)
@@ -146,10 +171,15 @@ public final class WriteService implements HttpService, AutoCloseable {
     return HttpResponse.of(headers, HttpData.ofUtf8(e.getMessage() + "\n"));
   }
 
-  /** Remote write answers errors in plain text, as Prometheus's receivers do. */
-  private HttpResponse text(ErrorMapping.Kind kind, String message) {
+  /**
+   * Remote write answers errors in plain text, as Prometheus's receivers do; counted in the
+   * tenant's {@code metrics}, or not at all before a tenant is known (null).
+   */
+  private static HttpResponse text(SelfMetrics metrics, ErrorMapping.Kind kind, String message) {
     HttpStatus status = ErrorMapping.status(kind);
-    metrics.writeRequest(status.code());
+    if (metrics != null) {
+      metrics.writeRequest(status.code());
+    }
     return HttpResponse.of(status, MediaType.PLAIN_TEXT_UTF_8, message + "\n");
   }
 }

@@ -137,18 +137,22 @@ class RemoteReadTest {
     return r.build();
   }
 
-  static HttpResponse<byte[]> post(URI base, byte[] body) throws Exception {
-    return HTTP.send(HttpRequest.newBuilder(base.resolve("/api/v1/read"))
+  /** POSTs a remote-read body, with {@code extra} headers as alternating names and values. */
+  static HttpResponse<byte[]> post(URI base, byte[] body, String... extra) throws Exception {
+    HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve("/api/v1/read"))
         .timeout(Duration.ofSeconds(30))
         .header("Content-Type", "application/x-protobuf")
         .header("Content-Encoding", "snappy")
-        .header("X-Prometheus-Remote-Read-Version", "0.1.0")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        .header("X-Prometheus-Remote-Read-Version", "0.1.0");
+    for (int i = 0; i < extra.length; i += 2) {
+      b.header(extra[i], extra[i + 1]);
+    }
+    return HTTP.send(b.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
         HttpResponse.BodyHandlers.ofByteArray());
   }
 
-  static HttpResponse<byte[]> read(URI base, ReadRequest r) throws Exception {
-    return post(base, Snappy.compress(r.toByteArray()));
+  static HttpResponse<byte[]> read(URI base, ReadRequest r, String... extra) throws Exception {
+    return post(base, Snappy.compress(r.toByteArray()), extra);
   }
 
   static String key(List<Label> labels) {

@@ -67,10 +67,17 @@ final class Requests {
     }
   }
 
-  /** POSTs a body with the given headers (null = header absent). */
-  static HttpResponse<String> post(URI uri, byte[] body, String contentType, String encoding) {
+  /**
+   * POSTs a body with the given headers (null = header absent), plus {@code extra} headers as
+   * alternating names and values (e.g. {@code "X-Scope-OrgID", "team-a"}).
+   */
+  static HttpResponse<String> post(URI uri, byte[] body, String contentType, String encoding,
+      String... extra) {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    for (int i = 0; i < extra.length; i += 2) {
+      b.header(extra[i], extra[i + 1]);
+    }
     if (contentType != null) {
       b.header("Content-Type", contentType);
     }
@@ -88,14 +95,19 @@ final class Requests {
     }
   }
 
-  static HttpResponse<String> write(URI base, WriteRequest r) {
-    return post(base.resolve("/api/v1/write"), snappy(r), RW1_CONTENT_TYPE, "snappy");
+  /** Remote-writes {@code r}, with {@code extra} headers as alternating names and values. */
+  static HttpResponse<String> write(URI base, WriteRequest r, String... extra) {
+    return post(base.resolve("/api/v1/write"), snappy(r), RW1_CONTENT_TYPE, "snappy", extra);
   }
 
-  static HttpResponse<String> get(URI uri) {
+  /** GETs {@code uri}, with {@code extra} headers as alternating names and values. */
+  static HttpResponse<String> get(URI uri, String... extra) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET();
+    for (int i = 0; i < extra.length; i += 2) {
+      b.header(extra[i], extra[i + 1]);
+    }
     try {
-      return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
-          HttpResponse.BodyHandlers.ofString());
+      return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -33,10 +33,18 @@ final class SimulatedWrites {
   private final Map<String, TimeSeries.Builder> pending = new LinkedHashMap<>();
   private int pendingSamples;
   private final URI base;
+  /** Headers sent with every write, alternating names and values (a tenant's X-Scope-OrgID). */
+  private final String[] headers;
   long samplesWritten;
 
   SimulatedWrites(URI base) {
+    this(base, new String[0]);
+  }
+
+  /** Writes with {@code headers} (alternating names and values) on every request. */
+  SimulatedWrites(URI base, String... headers) {
     this.base = base;
+    this.headers = headers.clone();
   }
 
   /** A scenario being played: its model, its stack and the timestamp of its next scrape. */
@@ -323,7 +331,7 @@ final class SimulatedWrites {
     for (TimeSeries.Builder b : all) {
       req.addTimeseries(b);
     }
-    HttpResponse<String> r = Requests.write(base, req.build());
+    HttpResponse<String> r = Requests.write(base, req.build(), headers);
     assertThat(r.statusCode()).as("remote write: %s", r.body()).isEqualTo(204);
     samplesWritten += pendingSamples;
     pending.clear();

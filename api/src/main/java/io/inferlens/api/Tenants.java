@@ -1,0 +1,310 @@
+package io.inferlens.api;
+
+import com.linecorp.armeria.common.RequestHeaders;
+import io.inferlens.storage.StorageException;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which {@link Tenant} a request is for.
+ *
+ * <p>Without {@code --multitenancy} there is one tenant, the store in the data directory, and
+ * every request goes to it whatever its headers ({@code X-Scope-OrgID} is ignored, as Mimir with
+ * multitenancy disabled).
+ *
+ * <p>With it, as Mimir and Cortex: the {@value #HEADER} header names the tenant of every write,
+ * read, query, diagnosis and UI request; a request without it is refused with 401 "no org id"
+ * naming the header, and a malformed id with 400 naming the rule. Tenant ids follow Mimir's
+ * rules ("About Grafana Mimir tenant IDs"): 1 to {@value #MAX_ID_LENGTH} characters of
+ * {@code a-z A-Z 0-9 ! - _ . * ' ( )}, not {@code .} or {@code ..}; a list of tenants
+ * ({@code a|b}, Mimir's query federation) is refused. Each tenant's store lives in
+ * {@code <data-dir>/tenants/<id>}: the stores found there are opened at start-up, and a write
+ * naming a tenant without one creates it, up to {@code --multitenancy.max-tenants} (past it the
+ * write is refused with 400 naming the flag). A read naming a tenant that has no store is
+ * answered from an empty one, as Mimir answers a tenant that never wrote: no series, no
+ * targets, no incidents; it creates nothing.
+ *
+ * <p>Thread safe: tenants are created under this object's lock, found without it.
+ */
+final class Tenants implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Tenants.class);
+
+  /** The request header naming the tenant (Mimir's and Cortex's). */
+  static final String HEADER = "X-Scope-OrgID";
+
+  /** Longest tenant id, in characters (Mimir's). */
+  static final int MAX_ID_LENGTH = 150;
+
+  /** The folder of the data directory that holds one store per tenant. */
+  static final String TENANTS_DIR = "tenants";
+
+  /** The flag bounding the number of tenants. */
+  static final String FLAG_MAX_TENANTS = "--multitenancy.max-tenants";
+
+  /** A request's tenant could not be decided; nothing was read or written. */
+  static final class TenantException extends Exception {
+    private final ErrorMapping.Kind kind;
+
+    TenantException(ErrorMapping.Kind kind, String message) {
+      super(message);
+      this.kind = kind;
+    }
+
+    /** @return {@link ErrorMapping.Kind#UNAUTHORIZED} (no header) or BAD_DATA (bad id, too many) */
+    ErrorMapping.Kind kind() {
+      return kind;
+    }
+  }
+
+  /** Opens one tenant's stack. */
+  @FunctionalInterface
+  interface Opener {
+    /**
+     * @param id the tenant's id
+     * @param dir its store's directory
+     * @return the open tenant
+     * @throws StorageException if its store cannot be opened
+     */
+    Tenant open(String id, Path dir) throws StorageException;
+  }
+
+  /** The one tenant without --multitenancy, else null. */
+  private final Tenant single;
+  private final Path tenantsDir;
+  private final Opener opener;
+  private final int maxTenants;
+  private final ConcurrentHashMap<String, Tenant> byId = new ConcurrentHashMap<>();
+  /** Answers reads of tenants without a store; null without --multitenancy. */
+  private final Tenant empty;
+  private boolean closed;
+
+  private Tenants(Tenant single, Path tenantsDir, Opener opener, int maxTenants, Tenant empty) {
+    this.single = single;
+    this.tenantsDir = tenantsDir;
+    this.opener = opener;
+    this.maxTenants = maxTenants;
+    this.empty = empty;
+  }
+
+  /**
+   * @param tenant the one tenant of a server without --multitenancy
+   * @return tenants that answer every request with it
+   */
+  static Tenants single(Tenant tenant) {
+    return new Tenants(tenant, null, null, 0, tenant);
+  }
+
+  /**
+   * Opens every tenant store found in {@code <dataDir>/tenants}.
+   *
+   * @param dataDir the data directory
+   * @param maxTenants most tenants, &ge; 1
+   * @param opener opens one tenant
+   * @param empty the tenant that answers reads of tenants without a store (a store nothing is
+   *     written to); closed with these tenants
+   * @return the tenants
+   * @throws StorageException if a tenant's store cannot be opened (the others opened are closed)
+   * @throws IllegalStateException if {@code dataDir/tenants} holds a folder whose name is not a
+   *     tenant id, or more tenants than {@code maxTenants}
+   */
+  static Tenants multi(Path dataDir, int maxTenants, Opener opener, Tenant empty)
+      throws StorageException {
+    Path dir = dataDir.resolve(TENANTS_DIR);
+    Tenants t = new Tenants(null, dir, opener, maxTenants, empty);
+    try {
+      for (Path p : existing(dir)) {
+        String id = p.getFileName().toString();
+        if (check(id) != null) {
+          throw new IllegalStateException(p + " is not a tenant's store: \"" + id
+              + "\" is not a tenant id (" + check(id) + ")");
+        }
+        if (t.byId.size() == maxTenants) {
+          throw new IllegalStateException(dir + " holds more tenants than " + FLAG_MAX_TENANTS
+              + " " + maxTenants);
+        }
+        t.byId.put(id, opener.open(id, p));
+      }
+    } catch (StorageException | RuntimeException e) {
+      t.close();
+      throw e;
+    }
+    if (!t.byId.isEmpty()) {
+      log.info("opened the stores of {} tenants in {}", t.byId.size(), dir);
+    }
+    return t;
+  }
+
+  private static List<Path> existing(Path dir) {
+    List<Path> out = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return out;
+    }
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, Files::isDirectory)) {
+      ds.forEach(out::add);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot list the tenants in " + dir + ": " + e, e);
+    }
+    out.sort(Comparator.comparing(Path::toString));
+    return out;
+  }
+
+  /**
+   * @param id a candidate tenant id
+   * @return null when {@code id} is a valid tenant id, else what is wrong with it
+   */
+  static String check(String id) {
+    if (id.isEmpty()) {
+      return "it is empty";
+    }
+    if (id.length() > MAX_ID_LENGTH) {
+      return "it has " + id.length() + " characters, more than " + MAX_ID_LENGTH;
+    }
+    if (id.equals(".") || id.equals("..")) {
+      return "\".\" and \"..\" are not tenant ids";
+    }
+    for (int i = 0; i < id.length(); i++) {
+      char c = id.charAt(i);
+      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || "!-_.*'()".indexOf(c) >= 0;
+      if (!ok) {
+        return (c == '|' ? "a list of tenants (query federation) is not supported; "
+            : "character " + describe(c) + " at offset " + i + " is not allowed; ")
+            + "tenant ids are 1 to " + MAX_ID_LENGTH + " characters of a-z A-Z 0-9 ! - _ . * ' ( )";
+      }
+    }
+    return null;
+  }
+
+  private static String describe(char c) {
+    return c >= 0x20 && c < 0x7f ? "'" + c + "'" : String.format("U+%04X", (int) c);
+  }
+
+  /** @return whether requests name their tenant ({@code --multitenancy}) */
+  boolean multi() {
+    return single == null;
+  }
+
+  /**
+   * @param headers a request's headers
+   * @return the tenant the request reads; with --multitenancy, the empty tenant when the named
+   *     one has no store
+   * @throws TenantException with --multitenancy, when the header is missing or malformed
+   */
+  Tenant forRead(RequestHeaders headers) throws TenantException {
+    if (single != null) {
+      return single;
+    }
+    Tenant t = byId.get(idOf(headers));
+    return t != null ? t : empty;
+  }
+
+  /**
+   * @param headers a write request's headers
+   * @return the tenant the request writes to, its store created if it had none
+   * @throws TenantException with --multitenancy, when the header is missing or malformed, or the
+   *     tenant is new and {@code --multitenancy.max-tenants} are open
+   * @throws StorageException if the new tenant's store cannot be opened
+   */
+  Tenant forWrite(RequestHeaders headers) throws TenantException, StorageException {
+    if (single != null) {
+      return single;
+    }
+    String id = idOf(headers);
+    Tenant t = byId.get(id);
+    return t != null ? t : create(id);
+  }
+
+  private synchronized Tenant create(String id) throws TenantException, StorageException {
+    Tenant t = byId.get(id);
+    if (t != null) {
+      return t;
+    }
+    if (closed) {
+      throw new StorageException("the server is shutting down", null);
+    }
+    if (byId.size() >= maxTenants) {
+      throw new TenantException(ErrorMapping.Kind.BAD_DATA, "tenant \"" + id + "\" refused: "
+          + maxTenants + " tenants have a store already, the limit of " + FLAG_MAX_TENANTS
+          + "; nothing of the request stored");
+    }
+    t = opener.open(id, tenantsDir.resolve(id));
+    byId.put(id, t);
+    log.info("tenant {}: store created in {}", id, t.dir());
+    return t;
+  }
+
+  private static String idOf(RequestHeaders headers) throws TenantException {
+    String id = headers.get(HEADER);
+    if (id == null) {
+      throw new TenantException(ErrorMapping.Kind.UNAUTHORIZED,
+          "no org id: --multitenancy is on and the request has no " + HEADER
+          + " header naming its tenant");
+    }
+    String bad = check(id);
+    if (bad != null) {
+      throw new TenantException(ErrorMapping.Kind.BAD_DATA, "header " + HEADER + " \""
+          + (id.length() > 40 ? id.substring(0, 40) + "…" : id) + "\" is not a tenant id: "
+          + bad);
+    }
+    return id;
+  }
+
+  /**
+   * @return every tenant with a store, by id (the one tenant without --multitenancy); a fresh
+   *     list
+   */
+  List<Tenant> all() {
+    if (single != null) {
+      return List.of(single);
+    }
+    List<Tenant> out = new ArrayList<>(byId.values());
+    out.sort(Comparator.comparing(Tenant::id));
+    return out;
+  }
+
+  /**
+   * @param id a tenant id
+   * @return its tenant, or null when it has no store (tests)
+   */
+  Tenant get(String id) {
+    return single != null ? null : byId.get(id);
+  }
+
+  /** @return the tenant that answers reads of tenants without a store (the single one without) */
+  Tenant empty() {
+    return empty;
+  }
+
+  /** @return {@code --multitenancy.max-tenants}, 0 without --multitenancy */
+  int maxTenants() {
+    return maxTenants;
+  }
+
+  /** Closes every tenant's store; later writes of a new tenant fail. Idempotent. */
+  @Override
+  public void close() {
+    List<Tenant> open;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      open = new ArrayList<>(byId.values());
+    }
+    for (Tenant t : open) {
+      t.close();
+    }
+    if (empty != null) {
+      empty.close();
+    }
+  }
+}
