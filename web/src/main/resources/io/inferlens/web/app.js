@@ -1,5 +1,6 @@
-// InferLens web UI: hash router, header controls (range, auto-refresh, theme) and views.
-import { current, link, update, RANGES, toSeconds } from './state.js';
+// InferLens web UI: hash router, header controls (tenant, range, auto-refresh, theme) and views.
+import { current, link, tenantLink, update, RANGES, toSeconds } from './state.js';
+import { TENANT_HEADER } from './api.js';
 import { destroyAll } from './charts.js';
 import { renderOverview } from './overview.js';
 import { renderTarget } from './target.js';
@@ -88,6 +89,114 @@ document.getElementById('theme').addEventListener('click', () => {
   applyTheme(next);
   render(); // charts read their colours from the theme
 });
+
+// Tenants (--multitenancy): the URL's `tenant` names the store every request reads (api.js).
+const TENANT_KEY = 'inferlens-tenant';
+/** Tenant ids as the server accepts them (Tenants.check). */
+const TENANT_ID = /^[A-Za-z0-9!\-_.*'()]{1,150}$/;
+/** /api/v1/tenants's answer, read once at start-up. */
+let tenancy = { multitenancy: false, tenants: [] };
+
+/**
+ * Reads /api/v1/tenants, which needs no tenant: sent without one, so that a URL's unusable tenant
+ * cannot hide the picker. A server that cannot answer is taken as single-store (its requests then
+ * show their own errors).
+ * @returns {Promise<{multitenancy: boolean, tenants: {id: string}[]}>}
+ */
+async function loadTenancy() {
+  try {
+    const r = await fetch('/api/v1/tenants', { headers: { Accept: 'application/json' } });
+    const t = (await r.json()).data;
+    return { multitenancy: !!t.multitenancy, tenants: t.tenants || [] };
+  } catch (e) {
+    return { multitenancy: false, tenants: [] };
+  }
+}
+
+/** @returns {string|null} the tenant last used in this browser */
+function savedTenant() {
+  try { return localStorage.getItem(TENANT_KEY); } catch (e) { return null; }
+}
+
+/** The tenant for a URL without one: the last one used while still listed, else the first listed. */
+function defaultTenant() {
+  const ids = tenancy.tenants.map(t => t.id);
+  const last = savedTenant();
+  return ids.includes(last) ? last : ids[0] || null;
+}
+
+/**
+ * Fills the header's tenant picker: the listed tenants, the URL's own when not listed (written
+ * since start-up, or not at all yet), and "other…" to type an id.
+ * @param {string|undefined} tenant the URL's tenant
+ */
+function renderTenant(tenant) {
+  const box = document.getElementById('tenant-box');
+  box.hidden = !tenancy.multitenancy;
+  if (!tenancy.multitenancy) return;
+  const ids = tenancy.tenants.map(t => t.id);
+  if (tenant && !ids.includes(tenant)) ids.push(tenant);
+  const select = document.getElementById('tenant');
+  // '' is no tenant id: it stands for "other…".
+  select.replaceChildren(...ids.map(id => h('option', { value: id }, id)), h('option', { value: '' }, 'other…'));
+  select.value = tenant || '';
+  showOtherTenant(!tenant);
+}
+
+/**
+ * Shows or hides the form for typing a tenant id.
+ * @param {boolean} show whether to show it
+ * @param {boolean} focus whether to move the focus to its input (the user chose "other…")
+ */
+function showOtherTenant(show, focus = false) {
+  const form = document.getElementById('tenant-other');
+  form.hidden = !show;
+  if (show && focus) form.elements.namedItem('org').focus();
+}
+
+/**
+ * Opens the current view on another tenant. Targets, diagnoses and incidents are per tenant, so a
+ * page of one of them goes to its list (the overview, or the incidents) instead.
+ * @param {string} tenant the tenant id
+ */
+function switchTenant(tenant) {
+  const { parts } = current();
+  if (parts.length > 1) location.hash = link(parts[0] === 'incidents' ? '/incidents' : '/', { tenant });
+  else update({ tenant });
+}
+
+document.getElementById('tenant').addEventListener('change', e => {
+  if (e.target.value) switchTenant(e.target.value);
+  else showOtherTenant(true, true);
+});
+document.getElementById('tenant-other').addEventListener('submit', e => {
+  e.preventDefault();
+  const input = e.target.elements.namedItem('org');
+  const id = input.value.trim();
+  const ok = TENANT_ID.test(id) && id !== '.' && id !== '..';
+  input.setCustomValidity(ok ? '' : "1 to 150 characters of a-z A-Z 0-9 ! - _ . * ' ( )");
+  if (!ok) { input.reportValidity(); return; }
+  input.value = '';
+  switchTenant(id);
+});
+document.getElementById('tenant-other').addEventListener('input', e => e.target.setCustomValidity(''));
+
+/** How senders name their tenant: shown when there is none to read, or a request lacked one. */
+function tenantHelp() {
+  return [
+    h('p', {}, `Every request names its tenant in the ${TENANT_HEADER} header. Senders set it; Prometheus, for example:`),
+    h('pre', { class: 'snippet card' }, `remote_write:\n  - url: ${location.origin}/api/v1/write\n    headers:\n      ${TENANT_HEADER}: team-a`),
+    h('p', { class: 'muted' }, 'Pick a tenant under Tenant above (other… to type an id), or add ?tenant=<id> to the URL.'),
+  ];
+}
+
+/** The view when --multitenancy is on and no tenant has written yet. */
+function noTenant() {
+  return h('section', { id: 'no-tenant' }, h('h1', {}, 'No tenant has written yet'),
+    h('p', {}, 'This server keeps one store per tenant (--multitenancy), and none has data yet.'),
+    tenantHelp());
+}
+
 matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
   if (theme() === 'auto') render();
 });
@@ -98,6 +207,19 @@ async function render() {
   clearInterval(refreshTimer);
   delete app.dataset.ready;
   destroyAll();
+  if (tenancy.multitenancy && !current().params.tenant) {
+    // Name the tenant in the URL so that links and a shared URL keep it; no history entry.
+    const t = defaultTenant();
+    if (t) history.replaceState(null, '', link(current().path, { ...current().params, tenant: t }, false));
+  }
+  const tenant = current().params.tenant;
+  if (tenancy.multitenancy && tenant) {
+    try { localStorage.setItem(TENANT_KEY, tenant); } catch (e) { /* ignore */ }
+  }
+  renderTenant(tenant);
+  document.getElementById('nav-incidents').href = tenantLink('/incidents');
+  document.getElementById('nav-cardinality').href = tenantLink('/cardinality');
+  document.querySelector('.brand').href = tenantLink('/');
   if (!route) {
     app.replaceChildren(h('p', { class: 'error', role: 'alert' }, '✖ No such page. ',
       h('a', { href: link('/') }, 'Back to the overview')));
@@ -109,6 +231,11 @@ async function render() {
   crumbs.replaceChildren(h('a', { href: link('/') }, 'Overview'),
     ...(parts[0] ? [h('span', { 'aria-hidden': 'true' }, ' › '), h('span', {}, route.title)] : []));
   document.title = `InferLens · ${route.title}`;
+  if (tenancy.multitenancy && !tenant) {
+    app.replaceChildren(noTenant());
+    app.dataset.ready = 'true';
+    return;
+  }
   try {
     await route.render(app, parts.slice(1), () => gen !== generation);
     if (gen === generation) {
@@ -119,7 +246,8 @@ async function render() {
     }
   } catch (e) {
     if (gen !== generation) return;
-    app.replaceChildren(h('p', { class: 'error', role: 'alert' }, '✖ ' + e.message));
+    app.replaceChildren(h('p', { class: 'error', role: 'alert' }, '✖ ' + e.message),
+      ...(e.status === 401 ? tenantHelp() : []));
     app.dataset.ready = 'error';
   }
   if (gen !== generation) return;
@@ -129,5 +257,6 @@ async function render() {
 }
 
 applyTheme(theme());
+tenancy = await loadTenancy();
 window.addEventListener('hashchange', render);
 render();

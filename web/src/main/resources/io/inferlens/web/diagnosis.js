@@ -1,6 +1,6 @@
 // Diagnosis view: the latency → queue → resource chain as a drill-down with its evidence.
 import { get } from './api.js';
-import { current, link, timeRange } from './state.js';
+import { current, link, tenantLink, timeRange } from './state.js';
 import { fmt } from './charts.js';
 import { h, badge, verdict, targetName, sameLabels } from './dom.js';
 
@@ -94,7 +94,7 @@ export async function renderDiagnosis(app, parts, stale) {
     i < d.chain.length - 1 ? h('div', { class: 'arrow', 'aria-hidden': 'true' }, '↓') : null)));
   app.replaceChildren(
     h('div', { class: 'title-row' }, h('h1', {}, d.cause), badge(d.severity)),
-    h('p', { class: 'muted' }, h('a', { href: tid ? link('/target/' + tid, { tab: 'live' }) : '#/' }, targetName(d.target)),
+    h('p', { class: 'muted' }, h('a', { href: tid ? link('/target/' + tid, { tab: 'live' }) : tenantLink('/') }, targetName(d.target)),
       ` · ${new Date(d.start).toLocaleString()} → ${d.end ? new Date(d.end).toLocaleString() : 'ongoing'}`),
     h('p', { class: 'summary' }, d.summary),
     h('section', { class: 'card' }, h('h2', {}, 'Drill-down: ' + d.chain.map(l => l.layer).join(' → ')), chain),

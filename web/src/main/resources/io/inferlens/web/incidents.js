@@ -1,7 +1,7 @@
 // Incidents: the journal's list with filters, and one incident with its evidence, notes, similar
 // past incidents and a Markdown postmortem. Links: #/incidents?cause=X&target=Y (alert
 // runbook_url) and #/incidents/<URL-encoded id> (Alertmanager generatorURL).
-import { get, postJson } from './api.js';
+import { get, postJson, download } from './api.js';
 import { current, link, update, timeRange } from './state.js';
 import { fmt } from './charts.js';
 import { h, badge, verdict, targetName } from './dom.js';
@@ -115,6 +115,22 @@ function notesList(notes) {
     n.author ? h('strong', {}, ' ' + n.author) : null, ': ', n.text)));
 }
 
+/**
+ * The Markdown postmortem's download link. With a tenant the file is fetched with its
+ * X-Scope-OrgID header (api.js download), which a plain link cannot send.
+ */
+function markdownLink(id, filename) {
+  const path = apiPath(id, '/markdown');
+  const status = h('span', { class: 'error', role: 'status', id: 'markdown-status' });
+  const a = h('a', { href: path, download: filename, id: 'markdown', onclick: e => {
+    if (!current().params.tenant) return;
+    e.preventDefault();
+    status.textContent = '';
+    download(path, filename).catch(err => { status.textContent = ' ✖ ' + err.message; });
+  } }, 'Markdown');
+  return [a, status];
+}
+
 async function renderIncident(app, parts, stale) {
   // The id arrives as one encoded segment; an unencoded id (with its '/') is accepted too.
   const raw = parts.join('/');
@@ -152,7 +168,7 @@ async function renderIncident(app, parts, stale) {
     h('div', { class: 'title-row' }, h('h1', {}, inc.cause), badge(inc.severity), ' ', stateBadges(inc)),
     h('p', { class: 'muted' }, targetName(inc.target),
       ` · ${new Date(inc.start).toLocaleString()} → ${inc.end ? new Date(inc.end).toLocaleString() : 'ongoing'} (${duration(inc.start, inc.end)})`,
-      ' · ', h('a', { href: apiPath(id, '/markdown'), download: inc.cause.toLowerCase() + '.md', id: 'markdown' }, 'Markdown'),
+      ' · ', markdownLink(id, inc.cause.toLowerCase() + '.md'),
       ' · ', h('a', { href: link('/diagnosis/' + inc.id, { at: Math.floor(Date.parse(inc.start) / 1000) }) }, 'Drill-down')),
     h('p', { class: 'summary' }, inc.summary),
     h('section', { class: 'card' }, h('h2', {}, 'Evidence: ' + inc.chain.map(l => l.layer).join(' → ')),

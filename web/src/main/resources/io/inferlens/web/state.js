@@ -1,8 +1,12 @@
 // URL state: every view is #/path?query so a view can be shared by its URL.
 
 export const RANGES = { '1h': 3600, '6h': 6 * 3600, '24h': 86400, '7d': 7 * 86400, '30d': 30 * 86400 };
-/** Parameters that follow the user from view to view. */
-const GLOBAL = ['range', 'from', 'to', 'refresh'];
+/**
+ * Parameters that follow the user from view to view. `tenant` names the store every request reads
+ * on a --multitenancy server (api.js sends it as X-Scope-OrgID), so shared links and alert links
+ * open on their tenant.
+ */
+const GLOBAL = ['range', 'from', 'to', 'refresh', 'tenant'];
 
 /** @returns {{path: string, parts: string[], params: Object<string,string>}} */
 export function current() {
@@ -25,6 +29,11 @@ export function link(path, extra = {}, keepGlobal = true) {
   }
   const q = new URLSearchParams(p).toString();
   return '#' + path + (q ? '?' + q : '');
+}
+
+/** A link to `path` that keeps only the tenant: for header links, which open a page's defaults. */
+export function tenantLink(path) {
+  return link(path, { tenant: current().params.tenant }, false);
 }
 
 /** Changes parameters of the current view (null removes one); the router re-renders. */
