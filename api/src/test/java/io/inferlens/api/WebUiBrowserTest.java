@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +50,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * {@code CI=true}). A server with the default analysis settings (15 s step, 5 m windows) is loaded
  * with the healthy and peak-saturation simulator scenarios, replayed in simulated time and
  * remote-written with timestamps ending now; a second server holds 30 days of one target at 15 s
- * for the trend view's timing. Screenshots go to {@code target/screenshots/}; the trend timing to
+ * for the trend view's timing; a third, with {@code --multitenancy}, holds two tenants for the
+ * tenant picker. Screenshots go to {@code target/screenshots/}; the trend timing to
  * {@code target/screenshots/trend-timing.txt}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -576,5 +578,148 @@ class WebUiBrowserTest {
         .contains("CARDINALITY_EXPLOSION", "chat_requests_total");
     assertThat(driver.findElement(By.cssSelector("#cardinality-banner a")).getAttribute("href"))
         .endsWith("#/cardinality");
+  }
+
+  /**
+   * Installed before every page of {@link #aMultitenantServerShowsOneTenantAtATime}: records in
+   * {@code window.__api} every API request but the tenant list (which needs no tenant), and in
+   * {@code window.__bare} those sent without {@code X-Scope-OrgID}.
+   */
+  static final String RECORD_BARE_REQUESTS = """
+      window.__api = [];
+      window.__bare = [];
+      const fetch0 = window.fetch;
+      window.fetch = function (input, init) {
+        const url = new URL(String((input && input.url) || input), location.href);
+        const headers = new Headers((init && init.headers) || (input && input.headers) || {});
+        if (url.pathname.startsWith('/api/') && url.pathname !== '/api/v1/tenants') {
+          window.__api.push(url.pathname);
+          if (!headers.has('X-Scope-OrgID')) window.__bare.push(url.pathname);
+        }
+        return fetch0.apply(this, arguments);
+      };
+      """;
+
+  /**
+   * The page's API requests so far without a tenant header: must be none.
+   *
+   * @param requests whether the page made API requests (but the tenant list) at all
+   */
+  static void assertEveryRequestNamedItsTenant(boolean requests) {
+    JavascriptExecutor js = (JavascriptExecutor) driver;
+    assertThat((List<?>) js.executeScript("return window.__api")).as("API requests seen")
+        .hasSizeGreaterThanOrEqualTo(requests ? 1 : 0);
+    assertThat((List<?>) js.executeScript("return window.__bare"))
+        .as("API requests without X-Scope-OrgID").isEmpty();
+    assertThat(driver.findElement(By.id("app")).getText()).doesNotContain("no org id");
+  }
+
+  /** The instances of the overview's rows. */
+  static List<String> overviewInstances() {
+    return driver.findElements(By.cssSelector("tr[data-target] a.tname")).stream()
+        .map(a -> a.getText().replaceAll(".* @ ", "")).toList();
+  }
+
+  @Test
+  @Order(11)
+  void aMultitenantServerShowsOneTenantAtATime() throws Exception {
+    Object script = driver.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument",
+        Map.of("source", RECORD_BARE_REQUESTS)).get("identifier");
+    Path downloads = Files.createDirectories(dir.resolve("downloads"));
+    try (InferLensServer mt = InferLensServer.start(ServerConfig.forTests(dir.resolve("tenants"))
+        .withTenancy(new Multitenancy(true, 10)), Clock.systemUTC())) {
+      URI mtBase = URI.create("http://127.0.0.1:" + mt.port());
+      // Before any write: no tenant to show, so how senders name theirs instead of a 401.
+      open(mtBase, "#/");
+      assertThat(driver.findElement(By.id("no-tenant")).getText())
+          .contains("No tenant has written yet", "X-Scope-OrgID: team-a", "remote_write");
+      assertThat(driver.findElement(By.id("tenant")).isDisplayed()).isTrue();
+      assertThat(driver.findElement(By.cssSelector("#tenant-other input")).isDisplayed()).isTrue();
+      assertEveryRequestNamedItsTenant(false);
+      screenshot("tenants-none");
+
+      long now = System.currentTimeMillis();
+      new SimulatedWrites(mtBase, Tenants.HEADER, "team-a").playScenario(
+          Scenario.byId("peak-saturation"), SCENARIO_S, "10.0.0.3", MODEL, now, 7);
+      new SimulatedWrites(mtBase, Tenants.HEADER, "team-b").playScenario(
+          Scenario.byId("healthy"), SCENARIO_S, "10.0.0.2", MODEL, now, 7);
+      mt.evaluateNow();
+
+      // No tenant in the URL: the first listed one, named in the URL.
+      driver.get("about:blank");
+      open(mtBase, "#/");
+      assertThat(driver.getCurrentUrl()).endsWith("#/?tenant=team-a");
+      Select picker = new Select(driver.findElement(By.id("tenant")));
+      assertThat(picker.getOptions()).extracting(o -> o.getAttribute("value"))
+          .containsExactly("team-a", "team-b", "");
+      assertThat(picker.getFirstSelectedOption().getText()).isEqualTo("team-a");
+      assertThat(driver.findElement(By.id("tenant-other")).isDisplayed()).isFalse();
+      assertThat(overviewInstances()).containsExactly("10.0.0.3:8000");
+      assertThat(driver.findElement(By.id("nav-incidents")).getAttribute("href"))
+          .endsWith("#/incidents?tenant=team-a");
+      assertEveryRequestNamedItsTenant(true);
+      screenshot("tenants-overview");
+
+      // A tenant not listed (yet) can be typed: it reads empty.
+      picker.selectByValue("");
+      WebElement other = driver.findElement(By.cssSelector("#tenant-other input"));
+      assertThat(other.isDisplayed()).isTrue();
+      other.sendKeys("team-c");
+      driver.findElement(By.cssSelector("#tenant-other button")).click();
+      new WebDriverWait(driver, Duration.ofSeconds(20)).until(d ->
+          d.getCurrentUrl().endsWith("#/?tenant=team-c")
+              && d.findElement(By.id("app")).getText().contains("No targets"));
+      awaitReady();
+      assertThat(new Select(driver.findElement(By.id("tenant"))).getFirstSelectedOption()
+          .getText()).isEqualTo("team-c");
+      assertEveryRequestNamedItsTenant(true);
+      picker = new Select(driver.findElement(By.id("tenant")));
+      picker.selectByValue("team-b");
+      new WebDriverWait(driver, Duration.ofSeconds(20)).until(d ->
+          d.getCurrentUrl().contains("tenant=team-b")
+              && overviewInstances().equals(List.of("10.0.0.2:8000")));
+      awaitReady();
+      assertThat(overviewInstances()).containsExactly("10.0.0.2:8000");
+      assertEveryRequestNamedItsTenant(true);
+      // The last tenant chosen opens next time.
+      driver.get("about:blank");
+      open(mtBase, "#/incidents");
+      assertThat(driver.getCurrentUrl()).endsWith("#/incidents?tenant=team-b");
+      assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr"))).isEmpty();
+      assertEveryRequestNamedItsTenant(true);
+
+      // An alert's link opens the incident on its tenant.
+      JsonNode incidents = JSON.readTree(Requests.get(mtBase.resolve("/api/v1/incidents"),
+          Tenants.HEADER, "team-a").body()).get("data").get("incidents");
+      String id = null;
+      for (JsonNode i : incidents) {
+        if (i.get("cause").asText().equals("CAPACITY_EXHAUSTED")) {
+          id = i.get("id").asText();
+        }
+      }
+      assertThat(id).as("team-a's capacity incident in %s", incidents).isNotNull();
+      driver.get("about:blank");
+      open(mtBase, "#/incidents/" + java.net.URLEncoder.encode(id,
+          java.nio.charset.StandardCharsets.UTF_8) + "?tenant=team-a");
+      assertThat(driver.findElement(By.tagName("h1")).getText()).isEqualTo("CAPACITY_EXHAUSTED");
+      assertThat(new Select(driver.findElement(By.id("tenant"))).getFirstSelectedOption()
+          .getText()).isEqualTo("team-a");
+      assertThat(driver.findElement(By.cssSelector("ul.recs")).getText()).contains("max-num-seqs");
+      // The Markdown download cannot be a plain link: it is fetched with the tenant.
+      driver.executeCdpCommand("Browser.setDownloadBehavior",
+          Map.of("behavior", "allow", "downloadPath", downloads.toString()));
+      driver.findElement(By.id("markdown")).click();
+      Path md = downloads.resolve("capacity_exhausted.md");
+      new WebDriverWait(driver, Duration.ofSeconds(20)).until(d -> Files.isRegularFile(md));
+      assertThat(Files.readString(md)).contains("CAPACITY_EXHAUSTED", "10.0.0.3");
+      assertThat(driver.findElement(By.id("markdown-status")).getText()).isEmpty();
+      assertEveryRequestNamedItsTenant(true);
+      screenshot("tenants-incident");
+    } finally {
+      driver.executeCdpCommand("Browser.setDownloadBehavior", Map.of("behavior", "default"));
+      driver.executeCdpCommand("Page.removeScriptToEvaluateOnNewDocument",
+          Map.of("identifier", script));
+      driver.get("about:blank");
+    }
   }
 }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The UI's routes and JSON endpoints without a browser: static files and the uPlot WebJar at
  * {@code /} next to the API, {@code /api/v1/dashboard}, {@code /api/v1/sparklines} and
  * {@code /api/v1/trends} on an hour of
- * the healthy scenario.
+ * the healthy scenario, and the tenant wiring of the served scripts.
  */
 class WebUiTest {
 
@@ -76,6 +76,28 @@ class WebUiTest {
     assertThat(Requests.get(base.resolve("/api/v1/targets")).body()).contains("\"success\"");
     assertThat(Requests.get(base.resolve("/metrics")).body()).contains("inferlens_");
     assertThat(Requests.get(base.resolve("/-/healthy")).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void theAppNamesItsTenantOnEveryRequestAndASingleStoreIgnoresIt() throws Exception {
+    // The UI reads /api/v1/tenants once; without --multitenancy its picker stays hidden.
+    JsonNode tenancy = JSON.readTree(Requests.get(base.resolve("/api/v1/tenants")).body())
+        .get("data");
+    assertThat(tenancy.get("multitenancy").asBoolean()).isFalse();
+    assertThat(tenancy.get("tenants")).isEmpty();
+    assertThat(Requests.get(base.resolve("/")).body())
+        .contains("<div class=\"tenant\" id=\"tenant-box\" hidden>")
+        .contains("<label>Tenant <select id=\"tenant\"></select></label>");
+    assertThat(Requests.get(base.resolve("/app.js")).body())
+        .contains("fetch('/api/v1/tenants'", "'inferlens-tenant'", "update({ tenant })");
+    // tenant follows the user from view to view, and every request names it.
+    assertThat(Requests.get(base.resolve("/state.js")).body())
+        .contains("const GLOBAL = ['range', 'from', 'to', 'refresh', 'tenant'];");
+    assertThat(Requests.get(base.resolve("/api.js")).body())
+        .contains("TENANT_HEADER = 'X-Scope-OrgID'", "[TENANT_HEADER]: tenant");
+    // A URL with a tenant on a single-store server reads the one store.
+    assertThat(Requests.get(base.resolve("/api/v1/targets"), Tenants.HEADER, "team-a").body())
+        .isEqualTo(Requests.get(base.resolve("/api/v1/targets")).body());
   }
 
   @Test
