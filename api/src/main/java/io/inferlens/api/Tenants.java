@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With it, as Mimir and Cortex: the {@value #HEADER} header names the tenant of every write,
  * read, query, diagnosis and UI request; a request without it is refused with 401 "no org id"
- * naming the header, and a malformed id with 400 naming the rule. Tenant ids follow Mimir's
+ * naming the header, and a malformed id with 400 naming the rule. A sender that cannot set
+ * headers may name its tenant with the URL parameter {@value #PARAM} instead ({@link #PARAM});
+ * both, naming different tenants, are refused with 400. Tenant ids follow Mimir's
  * rules ("About Grafana Mimir tenant IDs"): 1 to {@value #MAX_ID_LENGTH} characters of
  * {@code a-z A-Z 0-9 ! - _ . * ' ( )}, not {@code .} or {@code ..}; a list of tenants
  * ({@code a|b}, Mimir's query federation) is refused. Each tenant's store lives in
@@ -40,6 +42,14 @@ final class Tenants implements AutoCloseable {
 
   /** The request header naming the tenant (Mimir's and Cortex's). */
   static final String HEADER = "X-Scope-OrgID";
+
+  /**
+   * The URL parameter that names the tenant when the header cannot be sent: Debian's Prometheus
+   * 2.42 package drops {@code remote_write}'s and {@code remote_read}'s {@code headers} (its
+   * patch disabling OpenTelemetry; checked against a server printing what it receives), so its
+   * users put {@code ?tenant=ID} in the URL instead. An InferLens extension, not Mimir's.
+   */
+  static final String PARAM = "tenant";
 
   /** Longest tenant id, in characters (Mimir's). */
   static final int MAX_ID_LENGTH = 150;
@@ -243,19 +253,35 @@ final class Tenants implements AutoCloseable {
   }
 
   private static String idOf(RequestHeaders headers) throws TenantException {
-    String id = headers.get(HEADER);
-    if (id == null) {
+    String header = headers.get(HEADER);
+    String param = null;
+    String path = headers.path();
+    int q = path.indexOf('?');
+    if (q >= 0) {
+      param = com.linecorp.armeria.common.QueryParams.fromQueryString(path.substring(q + 1))
+          .get(PARAM);
+    }
+    if (header == null && param == null) {
       throw new TenantException(ErrorMapping.Kind.UNAUTHORIZED,
           "no org id: --multitenancy is on and the request has no " + HEADER
-          + " header naming its tenant");
+          + " header (nor " + PARAM + "= URL parameter) naming its tenant");
     }
+    if (header != null && param != null && !header.equals(param)) {
+      throw new TenantException(ErrorMapping.Kind.BAD_DATA, "header " + HEADER + " \""
+          + shortened(header) + "\" and URL parameter " + PARAM + "=\"" + shortened(param)
+          + "\" name different tenants");
+    }
+    String id = header != null ? header : param;
     String bad = check(id);
     if (bad != null) {
-      throw new TenantException(ErrorMapping.Kind.BAD_DATA, "header " + HEADER + " \""
-          + (id.length() > 40 ? id.substring(0, 40) + "…" : id) + "\" is not a tenant id: "
-          + bad);
+      throw new TenantException(ErrorMapping.Kind.BAD_DATA, (header != null ? "header " + HEADER
+          : "URL parameter " + PARAM) + " \"" + shortened(id) + "\" is not a tenant id: " + bad);
     }
     return id;
+  }
+
+  private static String shortened(String id) {
+    return id.length() > 40 ? id.substring(0, 40) + "…" : id;
   }
 
   /**

@@ -47,8 +47,8 @@ class ErrorMappingTest {
       assertThat(ErrorMapping.errorType(k)).matches("[a-z_]+");
       errorTypes.add(ErrorMapping.errorType(k));
     }
-    assertThat(statuses).containsExactlyInAnyOrder(400, 403, 404, 405, 413, 415, 422, 429, 500,
-        503);
+    assertThat(statuses).containsExactlyInAnyOrder(400, 401, 403, 404, 405, 413, 415, 422, 429,
+        500, 503);
     // 400 and 415 share bad_data, as Prometheus; 503 is unavailable, timeout or canceled
     assertThat(errorTypes).hasSize(ErrorMapping.Kind.values().length - 1);
     assertThat(ErrorMapping.errorType(ErrorMapping.Kind.EXECUTION)).isEqualTo("execution");
@@ -56,6 +56,8 @@ class ErrorMappingTest {
     assertThat(ErrorMapping.errorType(ErrorMapping.Kind.TIMEOUT)).isEqualTo("timeout");
     assertThat(ErrorMapping.status(ErrorMapping.Kind.NOT_FOUND).code()).isEqualTo(404);
     assertThat(ErrorMapping.status(ErrorMapping.Kind.FORBIDDEN).code()).isEqualTo(403);
+    assertThat(ErrorMapping.status(ErrorMapping.Kind.UNAUTHORIZED).code()).isEqualTo(401);
+    assertThat(ErrorMapping.errorType(ErrorMapping.Kind.UNAUTHORIZED)).isEqualTo("unauthorized");
     Set<ErrorMapping.Kind> fromIngest = EnumSet.noneOf(ErrorMapping.Kind.class);
     for (IngestException.Kind k : IngestException.Kind.values()) {
       fromIngest.add(ErrorMapping.kind(k));

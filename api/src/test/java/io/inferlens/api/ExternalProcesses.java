@@ -86,6 +86,34 @@ final class ExternalProcesses {
     return new Prom(p, URI.create("http://127.0.0.1:" + port), log);
   }
 
+  /**
+   * Starts Debian's {@code /usr/bin/vmagent} (package victoria-metrics) on a free loopback port,
+   * scraping as {@code promscrapeYaml} says and remote-writing to {@code remoteWriteUrl}, its
+   * queue and log under {@code dir}, without waiting for it.
+   *
+   * @param name prefix of the config, queue dir and log files
+   * @param promscrapeYaml the {@code -promscrape.config} content (Prometheus's scrape format)
+   * @param remoteWriteUrl where it remote-writes
+   * @param extraArgs more flags, e.g. {@code -remoteWrite.headers=X-Scope-OrgID:team-a}
+   */
+  static Prom startVmagent(Path dir, String name, String promscrapeYaml, String remoteWriteUrl,
+      String... extraArgs) throws IOException {
+    int port = freePort();
+    Path config = dir.resolve(name + ".yml");
+    Files.writeString(config, promscrapeYaml);
+    Path log = dir.resolve(name + ".log");
+    List<String> cmd = new ArrayList<>(List.of("/usr/bin/vmagent",
+        "-promscrape.config=" + config,
+        "-remoteWrite.url=" + remoteWriteUrl,
+        "-remoteWrite.tmpDataPath=" + dir.resolve(name + "-queue"),
+        "-remoteWrite.flushInterval=1s",
+        "-httpListenAddr=127.0.0.1:" + port));
+    cmd.addAll(List.of(extraArgs));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(log.toFile()).start();
+    return new Prom(p, URI.create("http://127.0.0.1:" + port), log);
+  }
+
   static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       s.setReuseAddress(true);

@@ -223,6 +223,18 @@ class TenantIsolationTest {
     assertThat(slash.statusCode()).isEqualTo(400);
     assertThat(slash.body()).contains("'/'");
     assertThat(Files.exists(dir.resolve("data").resolve("x"))).isFalse();
+    // A sender that cannot set headers names its tenant in the URL; both must agree.
+    assertThat(data("/api/v1/query?query=shared_gauge&tenant=" + enc(B), null).path("result")
+        .path(0).path("value").path(1).asText()).isEqualTo("2");
+    HttpResponse<String> both = Requests.get(URI.create(base + "/api/v1/labels?tenant=" + enc(B)),
+        Tenants.HEADER, A);
+    assertThat(both.statusCode()).isEqualTo(400);
+    assertThat(both.body()).contains("name different tenants");
+    assertThat(get("/api/v1/labels?tenant=a%2Fb", null).body()).contains("URL parameter tenant");
+    assertThat(Requests.post(URI.create(base + "/api/v1/write?tenant=" + enc(A)),
+        Requests.snappy(request(series(new String[] {"__name__", "via_param", "job", "j"}, now,
+            5))), Requests.RW1_CONTENT_TYPE, "snappy").statusCode()).isEqualTo(204);
+    assertThat(data("/api/v1/query?query=via_param", A).path("result").size()).isEqualTo(1);
     // Process routes need no tenant.
     for (String path : List.of("/-/healthy", "/-/ready", "/metrics", "/api/v1/tenants", "/",
         "/api/v1/openapi.yaml")) {

@@ -169,7 +169,14 @@ public final class RemoteWriteDecoder {
   /** The cache hit of the current series; its labels are then not in {@link #names}. */
   private LabelSet cachedLabels;
 
-  private byte[] decompressed = new byte[64 << 10];
+  /**
+   * The decompression buffer of this thread, shared by the decoders of every
+   * {@link RemoteWriteHandler} (one per tenant under multitenancy) that run on it: a thread
+   * decodes one request at a time, and the buffer is not referenced once {@link #decodeSnappy}
+   * returns, so 100 tenants cost one retained buffer per write thread, not 100.
+   */
+  private static final ThreadLocal<byte[][]> DECOMPRESSED =
+      ThreadLocal.withInitial(() -> new byte[][] {new byte[64 << 10]});
 
   // Per-request state, reset in decode().
   private byte[] buf;
@@ -224,11 +231,12 @@ public final class RemoteWriteDecoder {
    */
   public DecodedWrite decodeSnappy(byte[] body) throws IngestException {
     int length = SnappyBlock.checkDeclaredLength(body, limits.maxDecodedBytes());
-    byte[] out = decompressed;
+    byte[][] retained = DECOMPRESSED.get();
+    byte[] out = retained[0];
     if (out.length < length) {
       out = new byte[length];
       if (length <= MAX_RETAINED_BUFFER_BYTES) {
-        decompressed = out;
+        retained[0] = out;
       }
     }
     SnappyBlock.uncompress(body, length, out);

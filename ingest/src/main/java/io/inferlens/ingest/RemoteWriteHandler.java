@@ -22,8 +22,9 @@ import java.util.Objects;
  *
  * <p>Thread safety: thread safe. Decoders are not, so each thread gets its own through a
  * {@link ThreadLocal}: requests run on a bounded blocking-task pool, so the number of decoders is
- * bounded by the pool size, and each retains at most a 4 MiB decompression buffer and a ~1.5 MiB
- * label string cache. A pool would add contention and hand-back bugs for no gain here. All
+ * bounded by the pool size, and each retains at most a ~1.5 MiB label string cache; the
+ * decompression buffer (at most 4 MiB retained) is one per thread, shared with the handlers of
+ * other tenants. A pool would add contention and hand-back bugs for no gain here. All
  * decoders share one thread-safe {@link LabelSetCache} (bounded, see there), so a series
  * is cached once whichever thread decodes it next.
  */
