@@ -197,6 +197,13 @@ public final class Main implements Runnable {
             + "(default: ${DEFAULT-VALUE}).")
     int maxTenants;
 
+    @Option(names = "--multitenancy.limits", paramLabel = "FILE",
+        description = "Per-tenant limits, YAML: overrides: {TENANT: {max-series: N, "
+            + "ingestion-rate: N, ...}}, the keys the --limits.* flags without their prefix; a "
+            + "tenant not listed gets the flags. Read once at start-up; an invalid file stops "
+            + "start-up naming the tenant and key.")
+    Path tenantLimitsFile;
+
     @Option(names = "--wal-sync", defaultValue = "false",
         description = "fsync the write-ahead log before acknowledging each write. Without it an "
             + "acknowledged write survives a crash of InferLens but not of the machine "
@@ -373,6 +380,10 @@ public final class Main implements Runnable {
               queryMaxSamples, Units.parseDurationMs("--query.timeout", queryTimeout),
               queryMaxConcurrency,
               io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS.defaultSubqueryStepMs()));
+      if (tenantLimitsFile != null) {
+        config = config.withTenancy(new Multitenancy(multitenancy, maxTenants,
+            TenantLimits.load(tenantLimitsFile, config)));
+      }
       config.storeOptions();
       if (catalog != null) {
         io.inferlens.analysis.catalog.SignalCatalog.load(catalog);

@@ -46,7 +46,8 @@ final class Tenant implements AutoCloseable {
   /**
    * What every tenant of one server shares.
    *
-   * @param config the server's configuration (the limits every tenant gets)
+   * @param config the server's configuration (the limits every tenant gets, unless
+   *     {@link Multitenancy#limits()} overrides them for it)
    * @param clock the store's and evaluator's clock
    * @param registry where the tenant's metrics go
    * @param catalog the signal catalog
@@ -77,6 +78,8 @@ final class Tenant implements AutoCloseable {
   private final String id;
   private final Path dir;
   private final Shared shared;
+  /** The server's configuration with this tenant's limits ({@link TenantLimits}). */
+  private final ServerConfig config;
   private final TimeSeriesStore store;
   private final SelfMetrics metrics;
   private final DiagnosisEngine engine;
@@ -88,16 +91,16 @@ final class Tenant implements AutoCloseable {
   /** Pattern → service, for a server that dispatches by tenant; filled by {@link #routes()}. */
   private Map<String, HttpService> routeTable;
 
-  private Tenant(String id, Path dir, Shared shared, TimeSeriesStore store, SelfMetrics metrics,
-      DiagnosisEngine engine, IncidentJournal journal) {
+  private Tenant(String id, Path dir, Shared shared, ServerConfig config, TimeSeriesStore store,
+      SelfMetrics metrics, DiagnosisEngine engine, IncidentJournal journal) {
     this.id = id;
     this.dir = dir;
     this.shared = shared;
+    this.config = config;
     this.store = store;
     this.metrics = metrics;
     this.engine = engine;
     this.journal = journal;
-    ServerConfig config = shared.config();
     this.evaluator = new IncidentEvaluator(engine, store.querier(), journal, shared.clock(),
         (incidents, nowMs) -> shared.incidents().evaluated(id, incidents, nowMs),
         new CardinalityWatch(store, config.targets().groupingLabels(), CardinalityRule.DEFAULTS));
@@ -139,7 +142,8 @@ final class Tenant implements AutoCloseable {
    * @throws StorageException if the store or its journal cannot be opened; nothing stays open
    */
   static Tenant open(String id, Path dir, Shared shared) throws StorageException {
-    ServerConfig config = shared.config();
+    ServerConfig config = id == null || id.isEmpty() ? shared.config()
+        : shared.config().tenancy().limits().apply(id, shared.config());
     StoreOptions options = config.storeOptions();
     if (!options.dataDir().equals(dir)) {
       options = new StoreOptions(dir, options.retentionMs(), options.syncWal(),
@@ -156,7 +160,7 @@ final class Tenant implements AutoCloseable {
               ? DiagnosisEngine.newCache(config.analysis(), DiagnosisEngine.DEFAULT_CACHE_BYTES)
               : shared.frameCache().partition(id == null ? "" : id));
       IncidentJournal journal = IncidentJournal.open(store.journal());
-      return new Tenant(id, dir, shared, store, metrics, engine, journal);
+      return new Tenant(id, dir, shared, config, store, metrics, engine, journal);
     } catch (StorageException | RuntimeException e) {
       // Release the store's lock, or a retry cannot open it.
       if (metrics != null) {
@@ -186,7 +190,6 @@ final class Tenant implements AutoCloseable {
    * @param routes where to bind them: the server itself, or this tenant's route table
    */
   void bind(Routes routes) {
-    ServerConfig config = shared.config();
     Clock clock = shared.clock();
     routes.service("/api/v1/read", new RemoteReadService(store.querier(),
         config.maxRequestBytes(), config.maxReadSeries(), config.maxReadBytes(), metrics));
@@ -245,12 +248,17 @@ final class Tenant implements AutoCloseable {
    */
   void enforceRetention(long nowMs) throws StorageException {
     store.enforceRetention(nowMs);
-    journal.forgetBefore(nowMs - shared.config().rollup1hRetentionMs());
+    journal.forgetBefore(nowMs - config.rollup1hRetentionMs());
   }
 
   /** @return the tenant's id, or null for the one store of a server without --multitenancy */
   String id() {
     return id;
+  }
+
+  /** @return the server's configuration with this tenant's limits */
+  ServerConfig config() {
+    return config;
   }
 
   /** @return the store's directory */

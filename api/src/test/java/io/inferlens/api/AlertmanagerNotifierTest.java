@@ -10,6 +10,7 @@ import com.linecorp.armeria.server.Server;
 import io.inferlens.analysis.diagnose.Cause;
 import io.inferlens.analysis.diagnose.ChainLayer;
 import io.inferlens.analysis.diagnose.Diagnosis;
+import io.inferlens.analysis.incident.IncidentEvaluator;
 import io.inferlens.analysis.diagnose.Evidence;
 import io.inferlens.simulator.Scenario;
 import io.micrometer.core.instrument.Counter;
@@ -338,6 +339,46 @@ class AlertmanagerNotifierTest {
       String metrics = Requests.get(base.resolve("/metrics")).body();
       assertThat(metrics).contains("inferlens_notifications_sent_total{alertmanager=\"" + am.base()
           + "/api/v2/alerts\"}").contains("inferlens_notifications_queue_capacity 100.0");
+    }
+  }
+
+  /**
+   * Under --multitenancy each tenant's evaluator reports through its own listener: two tenants
+   * whose incidents have the same id (the same target and start in two stores) are two alerts
+   * in Alertmanager, told apart by the label {@code tenant}, with links that open the UI on
+   * their tenant; one tenant's incident ending resolves its alert only.
+   */
+  @Test
+  void eachTenantsIncidentsAreItsOwnAlerts() throws Exception {
+    int port = ExternalProcesses.freePort();
+    ExternalProcesses.Prom am = startAm(port, "am-tenants");
+    AlertmanagerNotifier n = notifier(am.base(), 3_600_000, 100);
+    long start = System.currentTimeMillis() - 600_000;
+    Diagnosis same = diagnosis("10.0.0.9:8000", start, null);
+    IncidentEvaluator.Listener a = n.forTenant("team-a");
+    IncidentEvaluator.Listener b = n.forTenant("team-b");
+    a.evaluated(List.of(same), System.currentTimeMillis());
+    b.evaluated(List.of(same), System.currentTimeMillis());
+    JsonNode firingA = awaitWebhook(x -> x.path("labels").path("tenant").asText()
+        .equals("team-a") && x.path("status").asText().equals("firing"), 20_000);
+    awaitWebhook(x -> x.path("labels").path("tenant").asText().equals("team-b")
+        && x.path("status").asText().equals("firing"), 20_000);
+    assertThat(firingA.path("generatorURL").asText()).endsWith("?tenant=team-a");
+    assertThat(firingA.path("annotations").path("runbook_url").asText())
+        .endsWith("&tenant=team-a");
+    assertThat(amAlerts(am).size()).as("one alert per tenant").isEqualTo(2);
+
+    // team-a's incident is gone from its evaluation: only its alert ends.
+    a.evaluated(List.of(), System.currentTimeMillis());
+    b.evaluated(List.of(same), System.currentTimeMillis());
+    awaitWebhook(x -> x.path("labels").path("tenant").asText().equals("team-a")
+        && x.path("status").asText().equals("resolved"), 20_000);
+    for (JsonNode batch : received) {
+      for (JsonNode x : batch.path("alerts")) {
+        if (x.path("labels").path("tenant").asText().equals("team-b")) {
+          assertThat(x.path("status").asText()).as("team-b's alert").isEqualTo("firing");
+        }
+      }
     }
   }
 }

@@ -59,10 +59,13 @@ class TenantIsolationTest {
 
   @BeforeAll
   void start() throws Exception {
-    server = InferLensServer.start(ServerConfig.forTests(dir.resolve("data")).withEvalInterval(0)
-        .withTenancy(new Multitenancy(true, 3))
-        .withSeriesLimits(new SeriesLimits(SeriesLimits.DEFAULTS.maxSeries(), 400)),
-        Clock.systemUTC());
+    // 400 series per metric for every tenant, 300 for B (--multitenancy.limits).
+    ServerConfig cfg = ServerConfig.forTests(dir.resolve("data")).withEvalInterval(0)
+        .withSeriesLimits(new SeriesLimits(SeriesLimits.DEFAULTS.maxSeries(), 400));
+    Path limits = Files.writeString(dir.resolve("limits.yml"),
+        "overrides:\n  \"" + B + "\": {max-series-per-metric: 300}\n");
+    server = InferLensServer.start(cfg.withTenancy(new Multitenancy(true, 3,
+        TenantLimits.load(limits, cfg))), Clock.systemUTC());
     base = URI.create("http://127.0.0.1:" + server.port());
     new SimulatedWrites(base, Tenants.HEADER, A).playScenario(Scenario.byId("peak-saturation"),
         6 * 3600, A_HOST, "Qwen/Qwen3-8B", now, 7);
@@ -264,7 +267,8 @@ class TenantIsolationTest {
 
   @Test
   void seriesLimitsArePerTenant() throws Exception {
-    // 400 active series per metric and tenant: the first tenant's 500 fill its own quota only.
+    // 400 active series per metric and tenant (300 for B by its override): the first tenant's
+    // 500 fill its own quota only.
     Map<String, Integer> codes = new LinkedHashMap<>();
     for (String tenant : List.of(A, B)) {
       List<TimeSeries> list = new ArrayList<>();
@@ -277,7 +281,16 @@ class TenantIsolationTest {
       codes.put(tenant, r.statusCode());
       assertThat(r.body()).contains("--limits.max-series-per-metric");
       assertThat(data("/api/v1/query?query=" + enc("count(per_tenant_limit)"), tenant)
-          .path("result").path(0).path("value").path(1).asText()).isEqualTo("400");
+          .path("result").path(0).path("value").path(1).asText())
+          .isEqualTo(tenant.equals(A) ? "400" : "300");
+    }
+    JsonNode tenants = data("/api/v1/tenants", null).path("tenants");
+    for (JsonNode t : tenants) {
+      if (t.path("id").asText().equals(B)) {
+        assertThat(t.path("limits").path("max-series-per-metric").asLong()).isEqualTo(300);
+      } else {
+        assertThat(t.path("limits").path("max-series-per-metric").asLong()).isEqualTo(400);
+      }
     }
     assertThat(codes).containsValues(400, 400);
     assertThat(Requests.get(base.resolve("/metrics")).body())
