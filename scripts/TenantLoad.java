@@ -15,10 +15,11 @@ import java.util.List;
  * each with {@code SERIES} series (vLLM- and DCGM-shaped names, 200 per target), one sample per
  * series every second for {@code SECONDS} seconds, remote-written with {@code X-Scope-OrgID:
  * tenant-N} (none when {@code TENANTS} is 0: one store, {@code SERIES} series). Each second's
- * requests go out in order, 2,000 samples each, as a Prometheus shard sends them.
+ * requests go out in order, {@code BATCH} samples each (default 2,000, a Prometheus shard's
+ * {@code max_samples_per_send}).
  *
  * <p>usage: {@code java -cp snappy-java.jar scripts/TenantLoad.java URL RECEIVER_PID TENANTS
- * SERIES SECONDS}. Prints the receiver's RSS (VmRSS, VmHWM MiB), threads and CPU seconds
+ * SERIES SECONDS [BATCH]}. Prints the receiver's RSS (VmRSS, VmHWM MiB), threads and CPU seconds
  * (utime + stime) every 10 s, then one summary line: requests, failures, write latency p50 /
  * p99 / max in ms, CPU-s per 1M samples, peak RSS.
  */
@@ -36,6 +37,7 @@ public final class TenantLoad {
     int tenants = Integer.parseInt(args[2]);
     int series = Integer.parseInt(args[3]);
     int seconds = Integer.parseInt(args[4]);
+    int batch = args.length > 5 ? Integer.parseInt(args[5]) : 2000;
     int streams = Math.max(1, tenants);
     long start = System.currentTimeMillis() / 1000 * 1000;
     List<Long> latencies = new ArrayList<>();
@@ -45,8 +47,8 @@ public final class TenantLoad {
     for (int s = 0; s < seconds; s++) {
       long ts = start + s * 1000L;
       for (int t = 0; t < streams; t++) {
-        for (int from = 0; from < series; from += 2000) {
-          int to = Math.min(series, from + 2000);
+        for (int from = 0; from < series; from += batch) {
+          int to = Math.min(series, from + batch);
           byte[] body = request(t, from, to, ts, s);
           long n0 = System.nanoTime();
           int status = post(url, body, tenants == 0 ? null : "tenant-" + t);
@@ -146,7 +148,8 @@ public final class TenantLoad {
     return (byte[]) snappy.getMethod("compress", byte[].class).invoke(null, req.toByteArray());
   }
 
-  private static void label(ByteArrayOutputStream out, String name, String value) {
+  private static void label(ByteArrayOutputStream out, String name, String value)
+      throws java.io.IOException {
     byte[] n = name.getBytes(StandardCharsets.UTF_8);
     byte[] v = value.getBytes(StandardCharsets.UTF_8);
     ByteArrayOutputStream l = new ByteArrayOutputStream();

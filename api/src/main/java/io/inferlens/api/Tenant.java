@@ -107,7 +107,10 @@ final class Tenant implements AutoCloseable {
     IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),
         config.maxFutureMs(), shared.clock(), config.labelLimits(), config.ingestionRate(),
         config.ha());
-    this.writeHandler = new RemoteWriteHandler(store, limits);
+    // A tenant's label-set cache starts small and grows with its series; the one store's is
+    // full size from the start, as before tenants.
+    this.writeHandler = id == null ? new RemoteWriteHandler(store, limits)
+        : new RemoteWriteHandler(store, limits, RemoteWriteHandler.TENANT_CACHE_SLOTS);
     if (!config.ha().isOff()) {
       metrics.haElections(writeHandler::haElections);
     }

@@ -248,6 +248,15 @@ final class LabelSetCache {
   }
 
   /**
+   * @return whether three quarters of the slots are filled (about where {@link #DEFAULT_SLOTS}
+   *     still held the 100,000-series bench set, at 76 %), a racy hint for a cache that may be
+   *     replaced by a larger one
+   */
+  boolean nearlyFull() {
+    return filled >= table.length() / 4 * 3;
+  }
+
+  /**
    * @param key the key's length and hash, {@link Key#set set} from its bytes
    * @return the label set cached for the bytes that {@code key} identifies, or null
    */

@@ -135,7 +135,9 @@ public final class RemoteWriteDecoder {
   private final IngestLimits limits;
   private final LabelLimits labelLimits;
   private final LabelStringCache strings = new LabelStringCache();
-  private final LabelSetCache labelSets;
+  private final java.util.function.Supplier<LabelSetCache> cacheSource;
+  /** {@link #cacheSource}'s cache for the request being decoded; slot hints are reset with it. */
+  private LabelSetCache labelSets;
 
   // Per-series scratch, reset at the start of every TimeSeries.
   private String[] names = new String[16];
@@ -214,9 +216,20 @@ public final class RemoteWriteDecoder {
    *     other decoders
    */
   RemoteWriteDecoder(IngestLimits limits, LabelSetCache labelSets) {
+    this(limits, () -> labelSets);
+  }
+
+  /**
+   * @param limits decoded size cap, timestamp window and clock
+   * @param labelSets gives the cache of validated label sets at the start of each request (the
+   *     handler may replace its cache by a larger one between requests); shared with other
+   *     decoders
+   */
+  RemoteWriteDecoder(IngestLimits limits, java.util.function.Supplier<LabelSetCache> labelSets) {
     this.limits = limits;
     this.labelLimits = limits.labels();
-    this.labelSets = labelSets;
+    this.cacheSource = labelSets;
+    this.labelSets = labelSets.get();
   }
 
   /**
@@ -255,6 +268,7 @@ public final class RemoteWriteDecoder {
   public DecodedWrite decode(byte[] bytes, int offset, int length) throws IngestException {
     buf = bytes;
     bufOffset = offset;
+    labelSets = cacheSource.get();
     nowMs = limits.clock().millis();
     valid = new ArrayList<>();
     firstError = null;

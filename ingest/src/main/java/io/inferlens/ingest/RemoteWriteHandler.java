@@ -39,13 +39,45 @@ public final class RemoteWriteHandler {
   /** Removes the replica label from accepted HA requests; null when deduplication is off. */
   private final ReplicaLabelRemover replicaLabel;
   private final IngestLimits limits;
+  /**
+   * First label-set cache size of a tenant's handler ({@code --multitenancy}): 16,384 slots,
+   * about 200 KiB of tables, room for about 12,000 active series before it grows.
+   */
+  public static final int TENANT_CACHE_SLOTS = 1 << 14;
+
+  /** The decoders' shared label-set cache; replaced by one 8 times larger when nearly full. */
+  private volatile LabelSetCache labelSets;
 
   /**
+   * A handler whose label-set cache has {@link LabelSetCache#DEFAULT_SLOTS} slots from the start
+   * (about 1.5 MiB of tables), the server's one store.
+   *
    * @param appender where valid series go; must be thread safe (its contract says so)
    * @param limits size cap, timestamp window, label limits, ingestion rate and clock applied to
    *     every request
    */
   public RemoteWriteHandler(SampleAppender appender, IngestLimits limits) {
+    this(appender, limits, LabelSetCache.DEFAULT_SLOTS);
+  }
+
+  /**
+   * A handler whose label-set cache starts with {@code initialCacheSlots} slots and grows eight
+   * times over, up to {@link LabelSetCache#DEFAULT_SLOTS}, when three quarters are filled (the
+   * entries are then looked up and cached again, once): one tenant's of many, so that a
+   * tenant with a few hundred series does not hold the 1.5 MiB tables a large one needs.
+   *
+   * @param appender where valid series go; thread safe
+   * @param limits as for {@link #RemoteWriteHandler(SampleAppender, IngestLimits)}
+   * @param initialCacheSlots the cache's first size, a power of two from 4 to 131,072, e.g.
+   *     {@link #TENANT_CACHE_SLOTS}
+   * @throws IllegalArgumentException if {@code initialCacheSlots} is not such a number
+   */
+  public RemoteWriteHandler(SampleAppender appender, IngestLimits limits, int initialCacheSlots) {
+    if (initialCacheSlots > LabelSetCache.DEFAULT_SLOTS) {
+      throw new IllegalArgumentException("initialCacheSlots must be at most "
+          + LabelSetCache.DEFAULT_SLOTS + ", not " + initialCacheSlots);
+    }
+    this.labelSets = new LabelSetCache(initialCacheSlots);
     this.appender = Objects.requireNonNull(appender, "appender");
     this.limits = Objects.requireNonNull(limits, "limits");
     this.haTracker = limits.ha().isOff() ? null : new HaTracker(limits.ha());
@@ -53,8 +85,25 @@ public final class RemoteWriteHandler {
         : new ReplicaLabelRemover(limits.ha().replicaLabel());
     this.rateLimiter = limits.rate().isOff() ? null
         : new IngestionRateLimiter(limits.rate(), limits.clock());
-    LabelSetCache labelSets = new LabelSetCache();
-    this.decoders = ThreadLocal.withInitial(() -> new RemoteWriteDecoder(limits, labelSets));
+    this.decoders = ThreadLocal.withInitial(() -> new RemoteWriteDecoder(limits,
+        () -> this.labelSets));
+  }
+
+  /** Replaces a nearly full label-set cache by one 8 times larger, up to the default size. */
+  private void growCacheIfFull() {
+    LabelSetCache c = labelSets;
+    if (c.slots() < LabelSetCache.DEFAULT_SLOTS && c.nearlyFull()) {
+      synchronized (this) {
+        if (labelSets == c) {
+          labelSets = new LabelSetCache(Math.min(LabelSetCache.DEFAULT_SLOTS, c.slots() * 8));
+        }
+      }
+    }
+  }
+
+  /** @return the label-set cache's number of slots now (tests) */
+  int labelCacheSlots() {
+    return labelSets.slots();
   }
 
   /**
@@ -89,6 +138,7 @@ public final class RemoteWriteHandler {
       throws IngestException, StorageException {
     WriteProtocol.check(contentType, contentEncoding);
     DecodedWrite decoded = decoders.get().decodeSnappy(body);
+    growCacheIfFull();
     List<SeriesWrite> valid = decoded.valid();
     if (haTracker != null && HaConfig.decides(decoded.haCluster(), decoded.haReplica(),
         limits.labels().maxLabelValueLength())) {

@@ -258,4 +258,33 @@ class RemoteWriteHandlerTest {
         "snappy", snappy(request(series("__name__", "m").addSamples(sample(NOW_MS, 1))))));
     assertThat(e).hasMessageContaining("injected");
   }
+
+  /**
+   * A tenant's handler starts with a small label-set cache and grows it eight times over once
+   * three quarters are filled, up to the default size; every series is stored, hits or misses,
+   * and a series seen before the growth is the same label set after it.
+   */
+  @Test
+  void aTenantsLabelSetCacheGrowsWithItsSeries() throws Exception {
+    RemoteWriteHandler small = new RemoteWriteHandler(appender, LIMITS, 16);
+    assertThat(small.labelCacheSlots()).isEqualTo(16);
+    for (int round = 0; round < 3; round++) {
+      List<io.inferlens.proto.prometheus.Types.TimeSeries.Builder> list = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        list.add(series("__name__", "m", "i", Integer.toString(i))
+            .addSamples(sample(NOW_MS + round, i)));
+      }
+      WriteOutcome o = small.handle(CT, "snappy", snappy(request(
+          list.toArray(io.inferlens.proto.prometheus.Types.TimeSeries.Builder[]::new))));
+      assertThat(o.ok()).as(o.errorMessage()).isTrue();
+      assertThat(o.samplesAppended()).isEqualTo(200);
+    }
+    assertThat(small.labelCacheSlots()).as("16 -> 128 -> 1024").isEqualTo(1024);
+    // The same label set object for the same series across the growth (the index keeps it).
+    LabelSet first = appender.appended.get(0).labels();
+    assertThat(appender.appended.get(400).labels()).isEqualTo(first);
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(
+        () -> new RemoteWriteHandler(appender, LIMITS, 1 << 18)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }

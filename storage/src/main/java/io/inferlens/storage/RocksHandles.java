@@ -61,6 +61,13 @@ final class RocksHandles implements AutoCloseable {
    */
   private static final long PARTITION_WRITE_BUFFER_BYTES = 8L << 20;
 
+  /**
+   * Arena block of every memtable of a store that shares its memory with others (one tenant's of
+   * many, {@link RocksMemory}): 256 KiB, so a small tenant's memtables hold a few blocks, not
+   * RocksDB's default of a write buffer's eighth per block.
+   */
+  static final long TENANT_ARENA_BLOCK_BYTES = 256L << 10;
+
   /** Memtable of each index column family: 4 MiB; they grow only with new series. */
   private static final long INDEX_WRITE_BUFFER_BYTES = 4L << 20;
 
@@ -218,6 +225,16 @@ final class RocksHandles implements AutoCloseable {
           push(owned, tuned(new ColumnFamilyOptions(), partitionTable,
               PARTITION_WRITE_BUFFER_BYTES, CompressionType.ZSTD_COMPRESSION)
               .setOptimizeFiltersForHits(true));
+      if (shared != null) {
+        // One store of many (a tenant's): memtables grow in small arena blocks. RocksDB's
+        // default is an eighth of the write buffer (4 MiB for the head log), so 100 tenants'
+        // first appends took more than the shared 80 MiB ceiling at once and the write buffer
+        // manager flushed memtables all the time (docs/BENCHMARKS.md, "Tenants").
+        for (ColumnFamilyOptions o : List.of(indexOptions, logOptions, partitionOptions,
+            rollupOptions)) {
+          o.setArenaBlockSize(TENANT_ARENA_BLOCK_BYTES);
+        }
+      }
       // RocksDB's warnings and errors go to the service's log, where an operator looks, and no
       // LOG file grows in the data directory: its INFO lines came to ~180 KB per simulated day,
       // and even at WARN its header (every column family's options) was ~140 KB on the bench.
@@ -227,7 +244,13 @@ final class RocksHandles implements AutoCloseable {
               .setCreateIfMissing(true)
               .setCreateMissingColumnFamilies(true)
               .setWriteBufferManager(memtables)
-              .setLogger(rocksLog));
+              .setLogger(rocksLog)
+              // One store of many (a tenant's): no fallocate. RocksDB preallocates each WAL
+              // file to 1.1 × the largest memtable (35 MiB for the head log's 32) and the
+              // MANIFEST to 4 MiB, which a tenant that writes a few thousand samples never
+              // fills: 100 tenants held 3.9 GiB of disk for 1.8 M samples (docs/BENCHMARKS.md,
+              // "Tenants"). The one store of a server keeps RocksDB's default.
+              .setAllowFAllocate(shared == null));
 
       Path dir = options.dataDir().toAbsolutePath();
       List<byte[]> existing;
