@@ -157,8 +157,8 @@ public final class InferLensServer implements AutoCloseable {
         .description("Time of one evaluation of every target (of every tenant) by the always-on"
             + " evaluator").register(registry);
     this.evalFailures = io.micrometer.core.instrument.Counter.builder(
-        "inferlens.evaluator.failures").description("Evaluations that failed (retried next interval)")
-        .register(registry);
+        "inferlens.evaluator.failures")
+        .description("Evaluations that failed (retried next interval)").register(registry);
     this.evaluation = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "inferlens-evaluator");
       t.setDaemon(true);

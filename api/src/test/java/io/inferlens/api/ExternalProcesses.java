@@ -52,13 +52,19 @@ final class ExternalProcesses {
     int port = freePort();
     Path config = dir.resolve(name + ".yml");
     Files.writeString(config, configYaml);
-    Path log = dir.resolve(name + ".log");
-    List<String> cmd = new ArrayList<>(List.of("/usr/bin/prometheus",
+    return start(dir, name, port, List.of("/usr/bin/prometheus",
         "--config.file=" + config,
         "--storage.tsdb.path=" + dir.resolve(name + "-data"),
-        "--web.listen-address=127.0.0.1:" + port));
-    cmd.addAll(List.of(extraArgs));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        "--web.listen-address=127.0.0.1:" + port), extraArgs);
+  }
+
+  /** Starts {@code cmd} plus {@code extraArgs}, its output to {@code dir/name.log}. */
+  private static Prom start(Path dir, String name, int port, List<String> cmd,
+      String... extraArgs) throws IOException {
+    Path log = dir.resolve(name + ".log");
+    List<String> all = new ArrayList<>(cmd);
+    all.addAll(List.of(extraArgs));
+    Process p = new ProcessBuilder(all).redirectErrorStream(true)
         .redirectOutput(log.toFile()).start();
     return new Prom(p, URI.create("http://127.0.0.1:" + port), log);
   }
@@ -101,17 +107,12 @@ final class ExternalProcesses {
     int port = freePort();
     Path config = dir.resolve(name + ".yml");
     Files.writeString(config, promscrapeYaml);
-    Path log = dir.resolve(name + ".log");
-    List<String> cmd = new ArrayList<>(List.of("/usr/bin/vmagent",
+    return start(dir, name, port, List.of("/usr/bin/vmagent",
         "-promscrape.config=" + config,
         "-remoteWrite.url=" + remoteWriteUrl,
         "-remoteWrite.tmpDataPath=" + dir.resolve(name + "-queue"),
         "-remoteWrite.flushInterval=1s",
-        "-httpListenAddr=127.0.0.1:" + port));
-    cmd.addAll(List.of(extraArgs));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).start();
-    return new Prom(p, URI.create("http://127.0.0.1:" + port), log);
+        "-httpListenAddr=127.0.0.1:" + port), extraArgs);
   }
 
   static int freePort() throws IOException {
