@@ -124,15 +124,17 @@ public final class InferLensServer implements AutoCloseable {
         Tenant.Shared shared = new Tenant.Shared(config, clock, registry, catalog, shareMemory,
             frames, querySlots, this::externalUrl, sink, false);
         // Reads of a tenant without a store: an empty store nothing writes to, its metrics
-        // nowhere, outside the data directory.
-        emptyDir = java.nio.file.Files.createTempDirectory("inferlens-empty-tenant");
+        // nowhere; made anew at every start (a name no tenant can have), removed on close.
+        emptyDir = config.dataDir().resolve(EMPTY_TENANT_DIR);
+        deleteQuietly(emptyDir);
         Tenant empty = Tenant.open("", emptyDir, new Tenant.Shared(config, clock,
             new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), catalog,
             shareMemory, frames, querySlots, this::externalUrl, (t, i, n) -> { }, false));
         opened = Tenants.multi(config.dataDir(), config.tenancy().maxTenants(),
-            (id, dir) -> Tenant.open(id, dir, shared), empty);
+            (id, dir) -> Tenant.open(id, dir, shared),
+            (id, ct, ce, body) -> Tenant.probe(id, config, clock, ct, ce, body), empty, registry);
       }
-    } catch (StorageException | RuntimeException | java.io.IOException e) {
+    } catch (StorageException | RuntimeException e) {
       if (process != null) {
         process.close();
       }
@@ -141,13 +143,7 @@ public final class InferLensServer implements AutoCloseable {
         memory.close();
       }
       deleteQuietly(emptyDir);
-      if (e instanceof java.io.IOException io) {
-        throw new StorageException("cannot create the empty tenant's store: " + io, io);
-      }
-      if (e instanceof StorageException se) {
-        throw se;
-      }
-      throw (RuntimeException) e;
+      throw e;
     }
     this.processMetrics = process;
     this.rocksMemory = memory;
@@ -170,6 +166,12 @@ public final class InferLensServer implements AutoCloseable {
       return t;
     });
   }
+
+  /**
+   * The folder of the data directory (with --multitenancy) holding the empty store that answers
+   * reads of tenants without a store; its leading dot makes it no tenant id's folder.
+   */
+  static final String EMPTY_TENANT_DIR = ".empty-tenant";
 
   /** The production opener: each store its own RocksDB memory, or the tenants' shared one. */
   private static final StoreOpener DEFAULT_OPENER = TimeSeriesStore::open;
@@ -329,6 +331,7 @@ public final class InferLensServer implements AutoCloseable {
       }
     }
     new TenantsApi(tenants).bind(sb);
+    PrometheusMetaApi.bindBuildInfo(sb::service);
     sb.service("/metrics", (ctx, req) -> {
       for (Tenant t : tenants.all()) {
         t.metrics().refresh();

@@ -192,10 +192,10 @@ public final class Main implements Runnable {
             + "(default: ${DEFAULT-VALUE}).")
     boolean multitenancy;
 
-    @Option(names = "--multitenancy.max-tenants", defaultValue = "100", paramLabel = "N",
+    @Option(names = "--multitenancy.max-tenants", paramLabel = "N",
         description = "Most tenants with a store; a write naming one more answers 400 "
-            + "(default: ${DEFAULT-VALUE}).")
-    int maxTenants;
+            + "(default: 100).")
+    Integer maxTenants;
 
     @Option(names = "--multitenancy.limits", paramLabel = "FILE",
         description = "Per-tenant limits, YAML: overrides: {TENANT: {max-series: N, "
@@ -374,14 +374,18 @@ public final class Main implements Runnable {
           .withStoreTuning(Units.parseDurationMs("--rollup-5m-retention", rollup5mRetention),
               Units.parseDurationMs("--rollup-1h-retention", rollup1hRetention), headMaxSamples)
           .withSeriesLimits(new io.inferlens.storage.SeriesLimits(maxSeries, maxSeriesPerMetric))
-          .withTenancy(new Multitenancy(multitenancy, maxTenants))
+          .withTenancy(new Multitenancy(multitenancy,
+              maxTenants == null ? Multitenancy.DEFAULT_MAX_TENANTS : maxTenants))
           .withQuery(new io.inferlens.analysis.promql.engine.EngineOptions(
               Units.parseDurationMs("--query.lookback-delta", queryLookbackDelta),
               queryMaxSamples, Units.parseDurationMs("--query.timeout", queryTimeout),
               queryMaxConcurrency,
               io.inferlens.analysis.promql.engine.EngineOptions.DEFAULTS.defaultSubqueryStepMs()));
+      if (maxTenants != null && !multitenancy) {
+        throw new IllegalArgumentException("--multitenancy.max-tenants needs --multitenancy");
+      }
       if (tenantLimitsFile != null) {
-        config = config.withTenancy(new Multitenancy(multitenancy, maxTenants,
+        config = config.withTenancy(new Multitenancy(multitenancy, config.tenancy().maxTenants(),
             TenantLimits.load(tenantLimitsFile, config)));
       }
       config.storeOptions();

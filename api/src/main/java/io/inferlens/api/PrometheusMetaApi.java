@@ -67,16 +67,24 @@ public final class PrometheusMetaApi {
   }
 
   /**
-   * Binds {@code /api/v1/metadata}, {@code /api/v1/status/buildinfo} and
-   * {@code /api/v1/query_exemplars}.
+   * Binds {@code /api/v1/metadata} and {@code /api/v1/query_exemplars}, which read a store.
    *
    * @param sb where to bind the routes (the server, or one tenant's route table)
    */
   public void bind(Routes sb) {
     sb.service("/api/v1/metadata", JsonEndpoints.get("metadata read", this::metadata));
-    sb.service("/api/v1/status/buildinfo", JsonEndpoints.get("build info", p -> buildInfo()));
     sb.service("/api/v1/query_exemplars",
         JsonEndpoints.getOrPost("exemplar query", this::queryExemplars));
+  }
+
+  /**
+   * Binds {@code /api/v1/status/buildinfo}, which is the process's (no tenant needed under
+   * --multitenancy, as Grafana asks for it before anything else).
+   *
+   * @param sb where to bind the route: the server
+   */
+  static void bindBuildInfo(Routes sb) {
+    sb.service("/api/v1/status/buildinfo", JsonEndpoints.get("build info", p -> buildInfo()));
   }
 
   private Object metadata(QueryParams p) throws StorageException {

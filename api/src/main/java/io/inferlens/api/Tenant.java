@@ -104,9 +104,7 @@ final class Tenant implements AutoCloseable {
     this.evaluator = new IncidentEvaluator(engine, store.querier(), journal, shared.clock(),
         (incidents, nowMs) -> shared.incidents().evaluated(id, incidents, nowMs),
         new CardinalityWatch(store, config.targets().groupingLabels(), CardinalityRule.DEFAULTS));
-    IngestLimits limits = new IngestLimits(config.maxRequestBytes(), config.retentionMs(),
-        config.maxFutureMs(), shared.clock(), config.labelLimits(), config.ingestionRate(),
-        config.ha());
+    IngestLimits limits = ingestLimits(config, shared.clock());
     // A tenant's label-set cache starts small and grows with its series; the one store's is
     // full size from the start, as before tenants.
     this.writeHandler = id == null ? new RemoteWriteHandler(store, limits)
@@ -172,6 +170,78 @@ final class Tenant implements AutoCloseable {
       store.close();
       throw e;
     }
+  }
+
+  /**
+   * @param config a tenant's configuration (the server's, with its overrides)
+   * @param clock the server's clock
+   * @return the remote-write limits of that configuration
+   */
+  static IngestLimits ingestLimits(ServerConfig config, Clock clock) {
+    return new IngestLimits(config.maxRequestBytes(), config.retentionMs(), config.maxFutureMs(),
+        clock, config.labelLimits(), config.ingestionRate(), config.ha());
+  }
+
+  /** Stores nothing and says every valid sample was new: a new tenant's probe. */
+  private static final io.inferlens.storage.SampleAppender NOTHING_STORED =
+      new io.inferlens.storage.SampleAppender() {
+        @Override
+        public io.inferlens.storage.AppendResult append(
+            List<io.inferlens.storage.SeriesWrite> writes) {
+          long samples = 0;
+          for (io.inferlens.storage.SeriesWrite w : writes) {
+            samples += w.count();
+          }
+          return new io.inferlens.storage.AppendResult(samples, 0, writes.size(), List.of(), 0);
+        }
+
+        @Override
+        public int appendMetadata(List<io.inferlens.storage.MetricMetadata> entries) {
+          return entries.size();
+        }
+      };
+
+  /**
+   * What a tenant without a store would answer to a write, storing nothing: {@link Tenants}
+   * creates the store only when this stores something.
+   *
+   * @param id the tenant's id
+   * @param server the server's configuration (the tenant's overrides are applied here)
+   * @param clock the server's clock
+   * @param contentType the request's Content-Type, or null
+   * @param contentEncoding the request's Content-Encoding, or null
+   * @param body the request's body
+   * @return the outcome as the tenant's handler would give it, every valid sample counted new
+   * @throws io.inferlens.ingest.IngestException when the request is refused whole
+   * @throws StorageException never (nothing is stored)
+   */
+  static io.inferlens.ingest.WriteOutcome probe(String id, ServerConfig server, Clock clock,
+      String contentType, String contentEncoding, byte[] body)
+      throws io.inferlens.ingest.IngestException, StorageException {
+    ServerConfig config = server.tenancy().limits().apply(id, server);
+    // A tiny label-set cache: a probe decodes one request.
+    return new RemoteWriteHandler(NOTHING_STORED, ingestLimits(config, clock), 4)
+        .handle(contentType, contentEncoding, body);
+  }
+
+  /**
+   * @return null when this tenant has the flags' limits, else a sentence appended to a refusal
+   *     by a limit, saying where the tenant's values come from, e.g. {@code ; tenant team-a's
+   *     limits are set by --multitenancy.limits (max-series-per-metric=5)}
+   */
+  String limitsNote() {
+    Map<String, Number> o = id == null ? null : config.tenancy().limits().overrides().get(id);
+    if (o == null || o.isEmpty()) {
+      return null;
+    }
+    StringBuilder b = new StringBuilder("; tenant ").append(id)
+        .append("'s limits are set by --multitenancy.limits (");
+    String sep = "";
+    for (Map.Entry<String, Number> e : o.entrySet()) {
+      b.append(sep).append(e.getKey()).append('=').append(e.getValue());
+      sep = ", ";
+    }
+    return b.append(')').toString();
   }
 
   /** Registers the evaluated-chunk cache's meters (once per server: the cache is shared). */

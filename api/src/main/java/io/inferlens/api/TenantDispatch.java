@@ -35,6 +35,7 @@ final class TenantDispatch implements HttpService {
     try {
       t = tenants.forRead(req.headers());
     } catch (Tenants.TenantException e) {
+      tenants.refused(e);
       return plainText
           ? HttpResponse.of(ErrorMapping.status(e.kind()), MediaType.PLAIN_TEXT_UTF_8,
               e.getMessage() + "\n")

@@ -73,8 +73,14 @@ public record TenantLimits(Map<String, Map<String, Number>> overrides) {
       yaml.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
       yaml.enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY);
       root = yaml.readTree(Files.readAllBytes(file));
+    } catch (java.nio.file.NoSuchFileException e) {
+      throw new IllegalArgumentException(where + "no such file", e);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException(where + "not valid YAML"
+          + (e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr()) + ": "
+          + e.getOriginalMessage(), e);
     } catch (IOException e) {
-      throw new IllegalArgumentException(where + "cannot read or parse it: " + e.getMessage(), e);
+      throw new IllegalArgumentException(where + "cannot read it: " + e, e);
     }
     try {
       TenantLimits limits = parse(root);
@@ -130,9 +136,13 @@ public record TenantLimits(Map<String, Map<String, Number>> overrides) {
           }
           JsonNode v = kv.getValue();
           boolean rate = kv.getKey().equals("ingestion-rate");
-          if (!(rate ? v.isNumber() : v.isIntegralNumber() && v.canConvertToLong())) {
+          if (!(rate ? v.isNumber() : v.isIntegralNumber())) {
             throw new IllegalArgumentException(at + ": " + v + " is not "
                 + (rate ? "a number" : "an integer"));
+          }
+          if (!rate && !v.canConvertToLong()) {
+            throw new IllegalArgumentException(at + ": " + v + " is too large (at most "
+                + Long.MAX_VALUE + ")");
           }
           values.put(kv.getKey(), rate ? (Number) v.asDouble() : (Number) v.asLong());
         }

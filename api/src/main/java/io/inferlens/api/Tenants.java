@@ -9,7 +9,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,8 +33,10 @@ import org.slf4j.LoggerFactory;
  * {@code a-z A-Z 0-9 ! - _ . * ' ( )}, not {@code .} or {@code ..}; a list of tenants
  * ({@code a|b}, Mimir's query federation) is refused. Each tenant's store lives in
  * {@code <data-dir>/tenants/<id>}: the stores found there are opened at start-up, and a write
- * naming a tenant without one creates it, up to {@code --multitenancy.max-tenants} (past it the
- * write is refused with 400 naming the flag). A read naming a tenant that has no store is
+ * naming a tenant without one creates it if it stores something (one refused whole, or whose
+ * every series is refused, creates nothing), up to {@code --multitenancy.max-tenants} (past it
+ * the write is refused with 400 naming the flag). A request naming two different tenants (two
+ * headers, two parameters, or a header and a parameter that disagree) is refused with 400. A read naming a tenant that has no store is
  * answered from an empty one, as Mimir answers a tenant that never wrote: no series, no
  * targets, no incidents; it creates nothing.
  *
@@ -63,15 +69,26 @@ final class Tenants implements AutoCloseable {
   /** A request's tenant could not be decided; nothing was read or written. */
   static final class TenantException extends Exception {
     private final ErrorMapping.Kind kind;
+    private final String reason;
 
-    TenantException(ErrorMapping.Kind kind, String message) {
+    TenantException(ErrorMapping.Kind kind, String reason, String message) {
       super(message);
       this.kind = kind;
+      this.reason = reason;
     }
 
     /** @return {@link ErrorMapping.Kind#UNAUTHORIZED} (no header) or BAD_DATA (bad id, too many) */
     ErrorMapping.Kind kind() {
       return kind;
+    }
+
+    /**
+     * @return why, the {@code reason} of {@code inferlens_tenant_refused_requests_total}:
+     *     {@code no_org_id}, {@code invalid_tenant}, {@code conflicting_tenants} or
+     *     {@code too_many_tenants}
+     */
+    String reason() {
+      return reason;
     }
   }
 
@@ -87,22 +104,50 @@ final class Tenants implements AutoCloseable {
     Tenant open(String id, Path dir) throws StorageException;
   }
 
+  /** Handles a new tenant's write as its handler would, storing nothing. */
+  @FunctionalInterface
+  interface Prober {
+    /**
+     * @param id the tenant's id
+     * @param contentType the request's Content-Type, or null
+     * @param contentEncoding the request's Content-Encoding, or null
+     * @param body the request's body
+     * @return what the tenant's handler would answer, as if every valid sample were new
+     * @throws IngestException as {@link io.inferlens.ingest.RemoteWriteHandler#handle}
+     * @throws StorageException never from the probe's own appender
+     */
+    io.inferlens.ingest.WriteOutcome probe(String id, String contentType, String contentEncoding,
+        byte[] body) throws io.inferlens.ingest.IngestException, StorageException;
+  }
+
   /** The one tenant without --multitenancy, else null. */
   private final Tenant single;
   private final Path tenantsDir;
   private final Opener opener;
+  private final Prober prober;
   private final int maxTenants;
   private final ConcurrentHashMap<String, Tenant> byId = new ConcurrentHashMap<>();
   /** Answers reads of tenants without a store; null without --multitenancy. */
   private final Tenant empty;
   private boolean closed;
+  /** Refused requests by reason, with --multitenancy; null without. */
+  private final Map<String, Counter> refusals;
+  private final MeterRegistry registry;
+  /** When a refusal was last logged, nanoseconds; one line per 10 s at most. */
+  private final AtomicLong lastRefusalLogNs = new AtomicLong(System.nanoTime() - LOG_EVERY_NS);
 
-  private Tenants(Tenant single, Path tenantsDir, Opener opener, int maxTenants, Tenant empty) {
+  private static final long LOG_EVERY_NS = 10_000_000_000L;
+
+  private Tenants(Tenant single, Path tenantsDir, Opener opener, Prober prober, int maxTenants,
+      Tenant empty, MeterRegistry registry) {
     this.single = single;
     this.tenantsDir = tenantsDir;
     this.opener = opener;
+    this.prober = prober;
     this.maxTenants = maxTenants;
     this.empty = empty;
+    this.registry = registry;
+    this.refusals = registry == null ? null : new ConcurrentHashMap<>();
   }
 
   /**
@@ -110,7 +155,7 @@ final class Tenants implements AutoCloseable {
    * @return tenants that answer every request with it
    */
   static Tenants single(Tenant tenant) {
-    return new Tenants(tenant, null, null, 0, tenant);
+    return new Tenants(tenant, null, null, null, 0, tenant, null);
   }
 
   /**
@@ -119,17 +164,20 @@ final class Tenants implements AutoCloseable {
    * @param dataDir the data directory
    * @param maxTenants most tenants, &ge; 1
    * @param opener opens one tenant
+   * @param prober decides whether a new tenant's first request would store anything
    * @param empty the tenant that answers reads of tenants without a store (a store nothing is
    *     written to); closed with these tenants
+   * @param registry where requests refused for their tenant are counted
+   *     ({@code inferlens_tenant_refused_requests_total{reason}})
    * @return the tenants
    * @throws StorageException if a tenant's store cannot be opened (the others opened are closed)
    * @throws IllegalStateException if {@code dataDir/tenants} holds a folder whose name is not a
    *     tenant id, or more tenants than {@code maxTenants}
    */
-  static Tenants multi(Path dataDir, int maxTenants, Opener opener, Tenant empty)
-      throws StorageException {
+  static Tenants multi(Path dataDir, int maxTenants, Opener opener, Prober prober,
+      Tenant empty, MeterRegistry registry) throws StorageException {
     Path dir = dataDir.resolve(TENANTS_DIR);
-    Tenants t = new Tenants(null, dir, opener, maxTenants, empty);
+    Tenants t = new Tenants(null, dir, opener, prober, maxTenants, empty, registry);
     try {
       for (Path p : existing(dir)) {
         String id = p.getFileName().toString();
@@ -138,8 +186,8 @@ final class Tenants implements AutoCloseable {
               + "\" is not a tenant id (" + check(id) + ")");
         }
         if (t.byId.size() == maxTenants) {
-          throw new IllegalStateException(dir + " holds more tenants than " + FLAG_MAX_TENANTS
-              + " " + maxTenants);
+          throw new IllegalStateException(dir + " holds the stores of " + existing(dir).size()
+              + " tenants, more than " + FLAG_MAX_TENANTS + " " + maxTenants);
         }
         t.byId.put(id, opener.open(id, p));
       }
@@ -148,7 +196,8 @@ final class Tenants implements AutoCloseable {
       throw e;
     }
     if (!t.byId.isEmpty()) {
-      log.info("opened the stores of {} tenants in {}", t.byId.size(), dir);
+      log.info("opened the stores of {} tenant{} in {}", t.byId.size(),
+          t.byId.size() == 1 ? "" : "s", dir);
     }
     return t;
   }
@@ -195,6 +244,10 @@ final class Tenants implements AutoCloseable {
   }
 
   private static String describe(char c) {
+    if (c >= 0x80) {
+      // Armeria reads header bytes as ISO-8859-1: name no character the sender did not type.
+      return "a non-ASCII character";
+    }
     return c >= 0x20 && c < 0x7f ? "'" + c + "'" : String.format("U+%04X", (int) c);
   }
 
@@ -218,22 +271,30 @@ final class Tenants implements AutoCloseable {
   }
 
   /**
-   * @param headers a write request's headers
-   * @return the tenant the request writes to, its store created if it had none
-   * @throws TenantException with --multitenancy, when the header is missing or malformed, or the
-   *     tenant is new and {@code --multitenancy.max-tenants} are open
-   * @throws StorageException if the new tenant's store cannot be opened
+   * @param headers a request's headers
+   * @return the tenant the request names if it has a store (the one tenant without
+   *     --multitenancy), else null
+   * @throws TenantException with --multitenancy, when the header is missing or malformed
    */
-  Tenant forWrite(RequestHeaders headers) throws TenantException, StorageException {
-    if (single != null) {
-      return single;
-    }
-    String id = idOf(headers);
-    Tenant t = byId.get(id);
-    return t != null ? t : create(id);
+  Tenant existing(RequestHeaders headers) throws TenantException {
+    return single != null ? single : byId.get(idOf(headers));
   }
 
-  private synchronized Tenant create(String id) throws TenantException, StorageException {
+  /**
+   * Creates a tenant's store: its first write that stores something ({@link WriteService}
+   * checks that first, so a request that stores nothing creates nothing).
+   *
+   * @param id a valid tenant id ({@link #idOf})
+   * @return the tenant, created or found
+   * @throws TenantException when the tenant is new and {@code --multitenancy.max-tenants} are
+   *     open
+   * @throws StorageException if the new tenant's store cannot be opened
+   * @throws IllegalStateException without --multitenancy
+   */
+  synchronized Tenant create(String id) throws TenantException, StorageException {
+    if (single != null) {
+      throw new IllegalStateException("no tenants without --multitenancy");
+    }
     Tenant t = byId.get(id);
     if (t != null) {
       return t;
@@ -242,9 +303,9 @@ final class Tenants implements AutoCloseable {
       throw new StorageException("the server is shutting down", null);
     }
     if (byId.size() >= maxTenants) {
-      throw new TenantException(ErrorMapping.Kind.BAD_DATA, "tenant \"" + id + "\" refused: "
-          + maxTenants + " tenants have a store already, the limit of " + FLAG_MAX_TENANTS
-          + "; nothing of the request stored");
+      throw new TenantException(ErrorMapping.Kind.BAD_DATA, "too_many_tenants", "tenant \""
+          + id + "\" refused: " + maxTenants + " tenants have a store already, the limit of "
+          + FLAG_MAX_TENANTS + "; nothing of the request stored");
     }
     t = opener.open(id, tenantsDir.resolve(id));
     byId.put(id, t);
@@ -252,32 +313,92 @@ final class Tenants implements AutoCloseable {
     return t;
   }
 
-  private static String idOf(RequestHeaders headers) throws TenantException {
-    String header = headers.get(HEADER);
+  /**
+   * @param id a valid tenant id without a store yet
+   * @param contentType the request's Content-Type, or null
+   * @param contentEncoding the request's Content-Encoding, or null
+   * @param body the request's body
+   * @return what the tenant's handler would answer (its limits, nothing stored)
+   * @throws io.inferlens.ingest.IngestException when the request is refused whole
+   * @throws StorageException never in practice (the probe stores nothing)
+   */
+  io.inferlens.ingest.WriteOutcome probe(String id, String contentType, String contentEncoding,
+      byte[] body) throws io.inferlens.ingest.IngestException, StorageException {
+    return prober.probe(id, contentType, contentEncoding, body);
+  }
+
+  /**
+   * Counts a request refused for its tenant in {@code inferlens_tenant_refused_requests_total}
+   * and logs it, one line per 10 s at most, so that a sender whose data is refused (Prometheus
+   * drops a batch answered 4xx) shows on the server too.
+   *
+   * @param e why it was refused
+   */
+  void refused(TenantException e) {
+    if (refusals == null) {
+      return;
+    }
+    refusals.computeIfAbsent(e.reason(), r -> Counter.builder("inferlens.tenant.refused.requests")
+        .description("Requests refused before reaching a tenant (no X-Scope-OrgID, an invalid"
+            + " or conflicting tenant id, or a new tenant past --multitenancy.max-tenants)")
+        .tag("reason", r).register(registry)).increment();
+    long now = System.nanoTime();
+    long last = lastRefusalLogNs.get();
+    if (now - last >= LOG_EVERY_NS && lastRefusalLogNs.compareAndSet(last, now)) {
+      log.warn("request refused for its tenant ({}): {}", e.reason(), e.getMessage());
+    }
+  }
+
+  /**
+   * @param headers a request's headers
+   * @return the tenant id the request names: its {@value #HEADER} header, else its URL
+   *     parameter {@value #PARAM}
+   * @throws TenantException when it names none (401), names several different ones, or one
+   *     that is not a tenant id (400)
+   */
+  static String idOf(RequestHeaders headers) throws TenantException {
+    String header = one(headers.getAll(HEADER), "header " + HEADER);
     String param = null;
     String path = headers.path();
     int q = path.indexOf('?');
     if (q >= 0) {
-      param = com.linecorp.armeria.common.QueryParams.fromQueryString(path.substring(q + 1))
-          .get(PARAM);
+      param = one(com.linecorp.armeria.common.QueryParams.fromQueryString(path.substring(q + 1))
+          .getAll(PARAM), "URL parameter " + PARAM);
     }
     if (header == null && param == null) {
-      throw new TenantException(ErrorMapping.Kind.UNAUTHORIZED,
+      throw new TenantException(ErrorMapping.Kind.UNAUTHORIZED, "no_org_id",
           "no org id: --multitenancy is on and the request has no " + HEADER
           + " header (nor " + PARAM + "= URL parameter) naming its tenant");
     }
     if (header != null && param != null && !header.equals(param)) {
-      throw new TenantException(ErrorMapping.Kind.BAD_DATA, "header " + HEADER + " \""
-          + shortened(header) + "\" and URL parameter " + PARAM + "=\"" + shortened(param)
-          + "\" name different tenants");
+      throw new TenantException(ErrorMapping.Kind.BAD_DATA, "conflicting_tenants", "header "
+          + HEADER + " \"" + shortened(header) + "\" and URL parameter " + PARAM + "=\""
+          + shortened(param) + "\" name different tenants");
     }
     String id = header != null ? header : param;
     String bad = check(id);
     if (bad != null) {
-      throw new TenantException(ErrorMapping.Kind.BAD_DATA, (header != null ? "header " + HEADER
-          : "URL parameter " + PARAM) + " \"" + shortened(id) + "\" is not a tenant id: " + bad);
+      throw new TenantException(ErrorMapping.Kind.BAD_DATA, "invalid_tenant",
+          (header != null ? "header " + HEADER : "URL parameter " + PARAM) + " \""
+          + shortened(id) + "\" is not a tenant id: " + bad);
     }
     return id;
+  }
+
+  /** @return the one value of {@code values} (all equal), or null when there is none */
+  private static String one(List<String> values, String what) throws TenantException {
+    if (values.isEmpty()) {
+      return null;
+    }
+    String first = values.get(0);
+    for (String v : values) {
+      if (!v.equals(first)) {
+        throw new TenantException(ErrorMapping.Kind.BAD_DATA, "conflicting_tenants",
+            what + " is given " + values.size() + " times with different tenants (\""
+            + shortened(first) + "\", \"" + shortened(v) + "\"); a request is one tenant's");
+      }
+    }
+    return first;
   }
 
   private static String shortened(String id) {

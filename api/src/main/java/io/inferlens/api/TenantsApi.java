@@ -65,7 +65,7 @@ final class TenantsApi {
     m.put("max-label-value-length", c.labelLimits().maxLabelValueLength());
     m.put("max-metric-name-length", c.labelLimits().maxMetricNameLength());
     m.put("ingestion-rate", c.ingestionRate().samplesPerSecond());
-    m.put("ingestion-burst", c.ingestionRate().effectiveBurst());
+    m.put("ingestion-burst", c.ingestionRate().isOff() ? 0 : c.ingestionRate().effectiveBurst());
     return m;
   }
 }

@@ -12,7 +12,6 @@ import com.linecorp.armeria.common.ResponseHeaders;
 import com.linecorp.armeria.server.HttpService;
 import com.linecorp.armeria.server.ServiceRequestContext;
 import io.inferlens.ingest.IngestException;
-import io.inferlens.ingest.RemoteWriteHandler;
 import io.inferlens.ingest.WriteOutcome;
 import io.inferlens.storage.StorageException;
 import java.util.Map;
@@ -93,82 +92,135 @@ public final class WriteService implements HttpService, AutoCloseable {
   /** @return the metrics of the request's tenant if it has a store, else null; never opens one */
   private SelfMetrics knownMetrics(com.linecorp.armeria.common.RequestHeaders headers) {
     try {
-      Tenant t = tenants.forRead(headers);
-      return tenants.multi() && t == tenants.empty() ? null : t.metrics();
+      Tenant t = tenants.existing(headers);
+      return t == null ? null : t.metrics();
     } catch (Tenants.TenantException e) {
       return null;
     }
   }
 
   private HttpResponse handle(AggregatedHttpRequest req) {
+    String contentType = req.headers().get(HttpHeaderNames.CONTENT_TYPE);
+    String contentEncoding = req.headers().get(HttpHeaderNames.CONTENT_ENCODING);
+    byte[] body = req.content().array();
     Tenant tenant;
     try {
-      // Opening a new tenant's store blocks: this runs on the pool, not the event loop.
-      tenant = tenants.forWrite(req.headers());
+      tenant = tenants.existing(req.headers());
+      if (tenant == null) {
+        // A new tenant: its store is created by a request that stores something, so a wrong
+        // protocol, a body that does not parse or a typo'd tenant sending nothing valid leaves
+        // no store behind and takes no --multitenancy.max-tenants slot.
+        String id = Tenants.idOf(req.headers());
+        WriteOutcome probe = tenants.probe(id, contentType, contentEncoding, body);
+        if (probe.samplesAppended() == 0 && probe.metadataCount() == probe.metadataRejected()
+            && probe.deduplicated() == null) {
+          return answer(null, null, probe);
+        }
+        // Opening a new tenant's store blocks: this runs on the pool, not the event loop.
+        tenant = tenants.create(id);
+      }
     } catch (Tenants.TenantException e) {
+      tenants.refused(e);
       return text(null, e.kind(), e.getMessage());
+    } catch (IngestException e) {
+      return ingestError(null, null, e);
     } catch (StorageException e) {
       log.error("cannot open the store of the request's tenant; answering 503", e);
       return text(null, ErrorMapping.Kind.UNAVAILABLE, "storage failure: " + e.getMessage());
     }
-    RemoteWriteHandler handler = tenant.writeHandler();
     SelfMetrics metrics = tenant.metrics();
-    String contentType = req.headers().get(HttpHeaderNames.CONTENT_TYPE);
-    String contentEncoding = req.headers().get(HttpHeaderNames.CONTENT_ENCODING);
     long t0 = System.nanoTime();
-    HttpResponse response;
     try {
-      WriteOutcome outcome = handler.handle(contentType, contentEncoding, req.content().array());
+      WriteOutcome outcome = tenant.writeHandler().handle(contentType, contentEncoding, body);
       metrics.decodeNanos(System.nanoTime() - t0);
-      metrics.ingested(outcome.samplesAppended(), outcome.samplesDuplicate(), outcome.seriesCreated());
+      return answer(metrics, tenant, outcome);
+    } catch (IngestException e) {
+      return ingestError(metrics, tenant, e);
+    } catch (StorageException e) {
+      log.error("remote write failed in the store; answering 503 so the sender retries", e);
+      return text(metrics, ErrorMapping.Kind.UNAVAILABLE, "storage failure: "
+          + e.getMessage());
+    } catch (RuntimeException e) {
+      // A bug, not bad input: say so, and let the sender retry.
+      log.error("unexpected error while handling remote write", e);
+      return text(metrics, ErrorMapping.Kind.INTERNAL, "internal error: " + e);
+    }
+  }
+
+  /** Reasons of refusals that a limit made: the 400 says where a tenant's limits came from. */
+  private static final java.util.Set<String> LIMIT_REASONS = java.util.Set.of(
+      io.inferlens.ingest.RejectReason.SERIES_LIMIT.key(),
+      io.inferlens.ingest.RejectReason.SERIES_PER_METRIC_LIMIT.key(),
+      io.inferlens.ingest.RejectReason.MAX_LABEL_NAMES_PER_SERIES.key(),
+      io.inferlens.ingest.RejectReason.LABEL_NAME_TOO_LONG.key(),
+      io.inferlens.ingest.RejectReason.LABEL_VALUE_TOO_LONG.key(),
+      io.inferlens.ingest.RejectReason.METRIC_NAME_TOO_LONG.key());
+
+  /**
+   * The answer to a handled request: 202 (deduplicated), 204 or 400, counted in
+   * {@code metrics} (none for a new tenant's request that stored nothing).
+   */
+  private static HttpResponse answer(SelfMetrics metrics, Tenant tenant, WriteOutcome outcome) {
+    if (metrics != null) {
+      metrics.ingested(outcome.samplesAppended(), outcome.samplesDuplicate(),
+          outcome.seriesCreated());
       for (Map.Entry<String, Long> e : outcome.rejectedByReason().entrySet()) {
         metrics.rejected(e.getKey(), e.getValue());
       }
       if (outcome.metadataCount() > 0) {
         metrics.metadata(outcome.metadataCount(), outcome.metadataRejected());
       }
-      WriteOutcome.Deduplicated dedup = outcome.deduplicated();
-      if (dedup != null) {
+    }
+    WriteOutcome.Deduplicated dedup = outcome.deduplicated();
+    if (dedup != null) {
+      if (metrics != null) {
         metrics.haDeduplicated(dedup.cluster(), dedup.samples());
         metrics.writeRequest(HttpStatus.ACCEPTED.code());
-        response = HttpResponse.of(HttpStatus.ACCEPTED, MediaType.PLAIN_TEXT_UTF_8,
-            "deduplicated: replica \"" + dedup.replica() + "\" of HA cluster \""
-            + dedup.cluster() + "\" is not the elected replica \"" + dedup.elected()
-            + "\"; its " + dedup.samples() + " samples were dropped\n");
-      } else if (outcome.ok()) {
-        metrics.writeRequest(HttpStatus.NO_CONTENT.code());
-        response = HttpResponse.of(HttpStatus.NO_CONTENT);
-      } else {
-        response = text(metrics, ErrorMapping.Kind.BAD_DATA, outcome.errorMessage());
       }
-    } catch (IngestException e) {
-      if (e.kind() == IngestException.Kind.RATE_LIMITED) {
-        metrics.rejected(io.inferlens.ingest.RejectReason.RATE_LIMITED.key(), e.samples());
-        response = rateLimited(metrics, e);
-      } else {
-        response = text(metrics, ErrorMapping.kind(e.kind()), e.getMessage());
-      }
-    } catch (StorageException e) {
-      log.error("remote write failed in the store; answering 503 so the sender retries", e);
-      response = text(metrics, ErrorMapping.Kind.UNAVAILABLE, "storage failure: "
-          + e.getMessage());
-    } catch (RuntimeException e) {
-      // A bug, not bad input: say so, and let the sender retry.
-      log.error("unexpected error while handling remote write", e);
-      response = text(metrics, ErrorMapping.Kind.INTERNAL, "internal error: " + e);
+      return HttpResponse.of(HttpStatus.ACCEPTED, MediaType.PLAIN_TEXT_UTF_8,
+          "deduplicated: replica \"" + dedup.replica() + "\" of HA cluster \""
+          + dedup.cluster() + "\" is not the elected replica \"" + dedup.elected()
+          + "\"; its " + dedup.samples() + " samples were dropped\n");
     }
-    return response;
+    if (outcome.ok()) {
+      if (metrics != null) {
+        metrics.writeRequest(HttpStatus.NO_CONTENT.code());
+      }
+      return HttpResponse.of(HttpStatus.NO_CONTENT);
+    }
+    String note = "";
+    if (tenant != null && tenant.limitsNote() != null
+        && outcome.rejectedByReason().keySet().stream().anyMatch(LIMIT_REASONS::contains)) {
+      note = tenant.limitsNote();
+    }
+    return text(metrics, ErrorMapping.Kind.BAD_DATA, outcome.errorMessage() + note);
+  }
+
+  /** An {@link IngestException}: 429 with {@code Retry-After}, or its 4xx. */
+  private static HttpResponse ingestError(SelfMetrics metrics, Tenant tenant,
+      IngestException e) {
+    if (e.kind() == IngestException.Kind.RATE_LIMITED) {
+      if (metrics != null) {
+        metrics.rejected(io.inferlens.ingest.RejectReason.RATE_LIMITED.key(), e.samples());
+      }
+      return rateLimited(metrics, e, tenant == null || tenant.limitsNote() == null ? ""
+          : tenant.limitsNote());
+    }
+    return text(metrics, ErrorMapping.kind(e.kind()), e.getMessage());
   }
 
   /** 429 with {@code Retry-After} in whole seconds (RFC 9110 section 10.2.3, delta-seconds). */
-  private static HttpResponse rateLimited(SelfMetrics metrics, IngestException e) {
+  private static HttpResponse rateLimited(SelfMetrics metrics, IngestException e,
+      String note) {
     HttpStatus status = ErrorMapping.status(e.kind());
-    metrics.writeRequest(status.code());
+    if (metrics != null) {
+      metrics.writeRequest(status.code());
+    }
     ResponseHeaders headers = ResponseHeaders.builder(status)
         .contentType(MediaType.PLAIN_TEXT_UTF_8)
         .add(HttpHeaderNames.RETRY_AFTER, Long.toString(e.retryAfterSeconds()))
         .build();
-    return HttpResponse.of(headers, HttpData.ofUtf8(e.getMessage() + "\n"));
+    return HttpResponse.of(headers, HttpData.ofUtf8(e.getMessage() + note + "\n"));
   }
 
   /**

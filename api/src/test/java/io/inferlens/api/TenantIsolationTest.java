@@ -246,6 +246,54 @@ class TenantIsolationTest {
   }
 
   @Test
+  void aWriteThatStoresNothingCreatesNoTenant() throws Exception {
+    Path tenantsDir = dir.resolve("data").resolve(Tenants.TENANTS_DIR);
+    String[] labels = {"__name__", "m", "job", "j"};
+    URI write = URI.create(base + "/api/v1/write");
+    List<HttpResponse<String>> answers = List.of(
+        Requests.post(write, new byte[] {1, 2, 3}, Requests.RW1_CONTENT_TYPE, "snappy",
+            Tenants.HEADER, "garbage"),
+        Requests.post(write, Requests.snappy(request(series(labels, now, 1))),
+            Requests.RW2_CONTENT_TYPE, "snappy", Tenants.HEADER, "v2"),
+        Requests.post(write, Requests.snappy(request(series(labels, now, 1))),
+            Requests.RW1_CONTENT_TYPE, "gzip", Tenants.HEADER, "gzip"),
+        write(base, request(series(labels, now - 400L * 86_400_000L, 1)), Tenants.HEADER,
+            "too-old"),
+        write(base, request(series(new String[] {"__name__", "0bad"}, now, 1)), Tenants.HEADER,
+            "bad-name"),
+        write(base, request(), Tenants.HEADER, "empty"));
+    assertThat(answers.stream().map(HttpResponse::statusCode).toList())
+        .containsExactly(400, 415, 415, 400, 400, 204);
+    for (String id : List.of("garbage", "v2", "gzip", "too-old", "bad-name", "empty")) {
+      assertThat(Files.exists(tenantsDir.resolve(id))).as(id).isFalse();
+      assertThat(server.tenant(id)).as(id).isNull();
+    }
+  }
+
+  @Test
+  void aRequestNamingTwoTenantsIsRefusedAndCounted() throws Exception {
+    URI labels = URI.create(base + "/api/v1/labels");
+    HttpResponse<String> twoHeaders = Requests.get(labels, Tenants.HEADER, A, Tenants.HEADER, B);
+    assertThat(twoHeaders.statusCode()).isEqualTo(400);
+    assertThat(twoHeaders.body()).contains("2 times with different tenants");
+    HttpResponse<String> twoParams = Requests.get(URI.create(base + "/api/v1/labels?tenant="
+        + enc(A) + "&tenant=" + enc(B)));
+    assertThat(twoParams.statusCode()).isEqualTo(400);
+    assertThat(Requests.get(labels, Tenants.HEADER, A, Tenants.HEADER, A).statusCode())
+        .as("the same tenant twice").isEqualTo(200);
+    assertThat(write(base, request(series(new String[] {"__name__", "m"}, now, 1)),
+        Tenants.HEADER, A, Tenants.HEADER, B).statusCode()).isEqualTo(400);
+    assertThat(get("/api/v1/labels", null).statusCode()).isEqualTo(401);
+    String metrics = Requests.get(base.resolve("/metrics")).body();
+    assertThat(metrics).containsPattern(
+        "inferlens_tenant_refused_requests_total\\{reason=\"conflicting_tenants\"} [3-9]");
+    assertThat(metrics).containsPattern(
+        "inferlens_tenant_refused_requests_total\\{reason=\"no_org_id\"} [1-9]");
+    // Build info is the process's: Grafana asks for it first.
+    assertThat(get("/api/v1/status/buildinfo", null).statusCode()).isEqualTo(200);
+  }
+
+  @Test
   void aTenantWithoutAStoreReadsEmptyAndCreatesNothing() throws Exception {
     String ghost = "nobody";
     assertThat(data("/api/v1/series?match[]=" + enc("{__name__=~\".+\"}"), ghost).size())
@@ -280,6 +328,12 @@ class TenantIsolationTest {
           Tenants.HEADER, tenant);
       codes.put(tenant, r.statusCode());
       assertThat(r.body()).contains("--limits.max-series-per-metric");
+      if (tenant.equals(B)) {
+        assertThat(r.body()).endsWith("; tenant " + B + "'s limits are set by"
+            + " --multitenancy.limits (max-series-per-metric=300)\n");
+      } else {
+        assertThat(r.body()).doesNotContain("--multitenancy.limits");
+      }
       assertThat(data("/api/v1/query?query=" + enc("count(per_tenant_limit)"), tenant)
           .path("result").path(0).path("value").path(1).asText())
           .isEqualTo(tenant.equals(A) ? "400" : "300");

@@ -70,7 +70,9 @@ class TenantLimitsTest {
             "--limits.max-label-names-per-series"},
         {"overrides: {team-a: {max-label-name-length: 9999999999}}\n", "is over"},
         {"overrides: [team-a]\n", "overrides must map tenant ids"},
-        {"overrides: {team-a: {max-series: 1}, team-a: {max-series: 2}}\n", "cannot read or parse"},
+        {"overrides: {team-a: {max-series: 1}, team-a: {max-series: 2}}\n",
+            "not valid YAML at line 1: Duplicate field 'team-a'"},
+        {"overrides: {team-a: {max-series: 99999999999999999999}}\n", "is too large"},
     };
     for (String[] c : cases) {
       assertThatThrownBy(() -> load(c[0])).as(c[0]).isInstanceOf(IllegalArgumentException.class)
@@ -97,5 +99,9 @@ class TenantLimitsTest {
         .hasMessageContaining("--multitenancy.limits needs --multitenancy");
     assertThatThrownBy(() -> parse("--multitenancy", "--multitenancy.max-tenants", "0"))
         .hasMessageContaining("--multitenancy.max-tenants (0) must be at least 1");
+    assertThatThrownBy(() -> parse("--multitenancy.max-tenants", "5"))
+        .hasMessageContaining("--multitenancy.max-tenants needs --multitenancy");
+    assertThatThrownBy(() -> parse("--multitenancy", "--multitenancy.limits",
+        dir.resolve("nope.yml").toString())).hasMessageEndingWith("nope.yml: no such file");
   }
 }

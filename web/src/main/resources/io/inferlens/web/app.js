@@ -186,6 +186,8 @@ function tenantHelp() {
   return [
     h('p', {}, `Every request names its tenant in the ${TENANT_HEADER} header. Senders set it; Prometheus, for example:`),
     h('pre', { class: 'snippet card' }, `remote_write:\n  - url: ${location.origin}/api/v1/write\n    headers:\n      ${TENANT_HEADER}: team-a`),
+    h('p', {}, 'A sender that cannot set headers (Debian\'s Prometheus 2.42 drops them) names it in the URL instead:'),
+    h('pre', { class: 'snippet card' }, `remote_write:\n  - url: ${location.origin}/api/v1/write?tenant=team-a`),
     h('p', { class: 'muted' }, 'Pick a tenant under Tenant above (other… to type an id), or add ?tenant=<id> to the URL.'),
   ];
 }

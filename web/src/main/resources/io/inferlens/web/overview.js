@@ -1,6 +1,6 @@
 // Overview: every target with its state, open diagnoses and sparklines.
 import { get } from './api.js';
-import { timeRange, link } from './state.js';
+import { timeRange, link, current } from './state.js';
 import { sparkline, fmt, last } from './charts.js';
 import { h, badge, targetName, sameLabels } from './dom.js';
 
@@ -72,7 +72,9 @@ export async function renderOverview(app, _parts, stale) {
     h('strong', {}, '▲ CARDINALITY_EXPLOSION '), exploding.map(d => d.target.metric).join(', '), ' · ',
     h('a', { href: link('/cardinality') }, 'see the top offenders')) : null;
   app.replaceChildren(...[h('h1', {}, 'Inference health'), banner,
-    list.length ? table : h('p', { class: 'muted' }, 'No targets have samples in this range. Point Prometheus remote_write at /api/v1/write.')]
+    list.length ? table : h('p', { class: 'muted' }, current().params.tenant
+      ? `No targets of tenant ${current().params.tenant} have samples in this range. Point Prometheus remote_write at /api/v1/write with the header X-Scope-OrgID: ${current().params.tenant} (or ?tenant=${current().params.tenant} in its URL).`
+      : 'No targets have samples in this range. Point Prometheus remote_write at /api/v1/write.')]
     .filter(Boolean));
   if (!rows.length) return;
   // One request for every row's sparklines (coarse raw values, no analysis per target).
