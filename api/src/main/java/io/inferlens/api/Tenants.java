@@ -236,7 +236,7 @@ final class Tenants implements AutoCloseable {
           || "!-_.*'()".indexOf(c) >= 0;
       if (!ok) {
         return (c == '|' ? "a list of tenants (query federation) is not supported; "
-            : "character " + describe(c) + " at offset " + i + " is not allowed; ")
+            : describe(c) + " at offset " + i + " is not allowed; ")
             + "tenant ids are 1 to " + MAX_ID_LENGTH + " characters of a-z A-Z 0-9 ! - _ . * ' ( )";
       }
     }
@@ -248,7 +248,22 @@ final class Tenants implements AutoCloseable {
       // Armeria reads header bytes as ISO-8859-1: name no character the sender did not type.
       return "a non-ASCII character";
     }
-    return c >= 0x20 && c < 0x7f ? "'" + c + "'" : String.format("U+%04X", (int) c);
+    return "character " + (c >= 0x20 && c < 0x7f ? "'" + c + "'"
+        : String.format("U+%04X", (int) c));
+  }
+
+  /**
+   * @param header a header value as Armeria gives it (its bytes read as ISO-8859-1)
+   * @return the value as the sender most likely typed it, UTF-8, for messages only
+   */
+  private static String typed(String header) {
+    for (int i = 0; i < header.length(); i++) {
+      if (header.charAt(i) > 0xff) {
+        return header;
+      }
+    }
+    return new String(header.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1),
+        java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /** @return whether requests name their tenant ({@code --multitenancy}) */
@@ -380,7 +395,7 @@ final class Tenants implements AutoCloseable {
     if (bad != null) {
       throw new TenantException(ErrorMapping.Kind.BAD_DATA, "invalid_tenant",
           (header != null ? "header " + HEADER : "URL parameter " + PARAM) + " \""
-          + shortened(id) + "\" is not a tenant id: " + bad);
+          + shortened(header != null ? typed(id) : id) + "\" is not a tenant id: " + bad);
     }
     return id;
   }
