@@ -14,7 +14,6 @@ import io.inferlens.analysis.promql.engine.Engine;
 import io.inferlens.ingest.IngestLimits;
 import io.inferlens.ingest.RemoteWriteHandler;
 import io.inferlens.storage.StorageException;
-import io.inferlens.storage.StoreOptions;
 import io.inferlens.storage.TimeSeriesStore;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -143,15 +142,9 @@ final class Tenant implements AutoCloseable {
    * @throws StorageException if the store or its journal cannot be opened; nothing stays open
    */
   static Tenant open(String id, Path dir, Shared shared) throws StorageException {
-    ServerConfig config = id == null || id.isEmpty() ? shared.config()
-        : shared.config().tenancy().limits().apply(id, shared.config());
-    StoreOptions options = config.storeOptions();
-    if (!options.dataDir().equals(dir)) {
-      options = new StoreOptions(dir, options.retentionMs(), options.syncWal(),
-          options.blockCacheBytes(), options.rollup5mRetentionMs(), options.rollup1hRetentionMs(),
-          options.headMaxSamples(), options.seriesLimits());
-    }
-    TimeSeriesStore store = shared.opener().open(options, shared.clock());
+    ServerConfig config = configOf(id, shared.config());
+    TimeSeriesStore store = shared.opener().open(config.storeOptions().withDataDir(dir),
+        shared.clock());
     SelfMetrics metrics = null;
     try {
       metrics = new SelfMetrics(shared.registry(), id, store, shared.process());
@@ -170,6 +163,15 @@ final class Tenant implements AutoCloseable {
       store.close();
       throw e;
     }
+  }
+
+  /**
+   * @param id a tenant's id, or null (the one store) or "" (the empty tenant)
+   * @param server the server's configuration
+   * @return {@code server} with the tenant's {@code --multitenancy.limits} overrides, if any
+   */
+  private static ServerConfig configOf(String id, ServerConfig server) {
+    return id == null || id.isEmpty() ? server : server.tenancy().limits().apply(id, server);
   }
 
   /**
@@ -218,7 +220,7 @@ final class Tenant implements AutoCloseable {
   static io.inferlens.ingest.WriteOutcome probe(String id, ServerConfig server, Clock clock,
       String contentType, String contentEncoding, byte[] body)
       throws io.inferlens.ingest.IngestException, StorageException {
-    ServerConfig config = server.tenancy().limits().apply(id, server);
+    ServerConfig config = configOf(id, server);
     // A tiny label-set cache: a probe decodes one request.
     return new RemoteWriteHandler(NOTHING_STORED, ingestLimits(config, clock), 4)
         .handle(contentType, contentEncoding, body);

@@ -190,4 +190,13 @@ public record StoreOptions(
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
         rollup1hRetentionMs, headMaxSamples, limits);
   }
+
+  /**
+   * @param dir another data directory, not null (a tenant's store under the server's)
+   * @return a copy with every other option unchanged
+   */
+  public StoreOptions withDataDir(Path dir) {
+    return new StoreOptions(dir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
+        rollup1hRetentionMs, headMaxSamples, seriesLimits);
+  }
 }
