@@ -178,6 +178,17 @@ public interface Querier {
   void addAppendListener(AppendListener listener);
 
   /**
+   * The newest sample timestamp the store has received: through appends since it opened, and
+   * from the head log it replayed when it opened. The always-on evaluator follows it, so a
+   * sender replaying hours of its WAL is evaluated as the data arrives, and a sender that stops
+   * is told from a clock that moves on.
+   *
+   * @return milliseconds since the epoch, or {@link Long#MIN_VALUE} when none is known (an empty
+   *     store, or one whose head was flushed before it was reopened)
+   */
+  long newestSampleMs();
+
+  /**
    * Told the time range of the samples each append made durable. Called on the appending thread
    * while the append lock is held: implementations must be quick, must not throw (a thrown
    * exception is logged and ignored) and must not call back into the store.

@@ -320,6 +320,11 @@ public final class TimeSeriesStore
   }
 
   @Override
+  public long newestSampleMs() {
+    return core.maxSeenMs;
+  }
+
+  @Override
   public List<Series> select(List<Matcher> matchers, long startMs, long endMs)
       throws StorageException {
     return chunks.select(matchers, startMs, endMs);

@@ -28,4 +28,10 @@ public record Diagnosis(String id, Cause cause, String severity, Map<String, Str
     return new Diagnosis(newId, cause, severity, target, newStartMs, newEndMs, summary, chain,
         recommendations, stale);
   }
+
+  /** @return a copy marked stale or not (its target silent since its last step) */
+  public Diagnosis withStale(boolean isStale) {
+    return isStale == stale ? this : new Diagnosis(id, cause, severity, target, startMs, endMs,
+        summary, chain, recommendations, isStale);
+  }
 }

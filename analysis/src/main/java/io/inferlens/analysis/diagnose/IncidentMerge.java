@@ -139,21 +139,66 @@ public final class IncidentMerge {
   }
 
   private static Diagnosis stopped(List<Diagnosis> cluster) {
-    Map<String, String> common = new LinkedHashMap<>(cluster.get(0).target());
+    List<Map<String, String>> targets = new ArrayList<>();
     long start = Long.MAX_VALUE;
     Long end = Long.MIN_VALUE;
     for (Diagnosis g : cluster) {
-      common.entrySet().removeIf(e -> !e.getValue().equals(g.target().get(e.getKey())));
+      targets.add(g.target());
       start = Math.min(start, g.startMs());
       end = end == null || g.endMs() == null ? null : Math.max(end, g.endMs());
     }
+    String summary = String.format(Locale.ROOT,
+        "No samples from any of the %d targets at once: remote write stopped; %s.",
+        cluster.size(), Cause.REMOTE_WRITE_STOPPED.recommendations().get(0));
+    return stoppedDiagnosis(targets, start, end, summary);
+  }
+
+  /**
+   * The one REMOTE_WRITE_STOPPED condition of a sender all of whose targets went quiet at once,
+   * as the always-on evaluator raises it while the silence lasts: the same id and labels as the
+   * merge gives the gaps of those targets once data shows them.
+   *
+   * @param targets the grouping labels of every target the sender was writing; not empty
+   * @param lastSampleMs the newest sample received before the silence, ms since the epoch
+   * @param startMs where the condition starts, ms (the first step after the last sample)
+   * @param endMs where it ended, ms, or null while it holds
+   * @return the diagnosis, severity warning, its summary naming the sender (the targets' common
+   *     labels, or their count) and the last sample's time
+   * @throws IllegalArgumentException if {@code targets} is empty
+   */
+  public static Diagnosis senderStopped(Collection<Map<String, String>> targets,
+      long lastSampleMs, long startMs, Long endMs) {
+    if (targets.isEmpty()) {
+      throw new IllegalArgumentException("a sender has at least one target");
+    }
+    Map<String, String> common = commonLabels(targets);
+    String who = common.isEmpty() ? "the sender" : "the sender of " + common;
+    String summary = String.format(Locale.ROOT,
+        "Remote write stopped: no samples from %s (%d targets) since the last one at %s; %s.",
+        who, targets.size(), java.time.Instant.ofEpochMilli(lastSampleMs),
+        Cause.REMOTE_WRITE_STOPPED.recommendations().get(0));
+    return stoppedDiagnosis(targets, startMs, endMs, summary);
+  }
+
+  private static Map<String, String> commonLabels(Collection<Map<String, String>> targets) {
+    Map<String, String> common = null;
+    for (Map<String, String> t : targets) {
+      if (common == null) {
+        common = new LinkedHashMap<>(t);
+      } else {
+        common.entrySet().removeIf(e -> !e.getValue().equals(t.get(e.getKey())));
+      }
+    }
+    return common == null ? Map.of() : common;
+  }
+
+  private static Diagnosis stoppedDiagnosis(Collection<Map<String, String>> targets, long start,
+      Long end, String summary) {
+    Map<String, String> common = commonLabels(targets);
     List<ChainLayer> chain = List.of(
         new ChainLayer("latency", "unknown", List.of()),
         new ChainLayer("queue", "unknown", List.of()),
         new ChainLayer("resource", "unknown", List.of()));
-    String summary = String.format(Locale.ROOT,
-        "No samples from any of the %d targets at once: remote write stopped; %s.",
-        cluster.size(), Cause.REMOTE_WRITE_STOPPED.recommendations().get(0));
     StringBuilder id = new StringBuilder("sender");
     for (String v : common.values()) {
       id.append('~').append(v);

@@ -22,11 +22,9 @@ import java.util.Set;
  * or overlaps in time a journal incident of the same target and cause (the same period with
  * another start, e.g. one known only to a 5-minute rollup interval, and so another id).
  *
- * <p>Samples that arrived late (a backfill, a sender's WAL replay after an outage) make the
- * journal stale from their oldest timestamp until the evaluator has re-evaluated them (at most
- * every {@link IncidentEvaluator#REEVALUATE_MIN_INTERVAL_MS}). While that is pending, a range
- * reaching past the oldest late sample is evaluated on demand for every target, and what the
- * journal does not hold yet is added from there.
+ * <p>Samples that arrive late (a backfill) are re-evaluated by the evaluator's next evaluation,
+ * within one evaluation interval: in the meantime the journal answers as it stands, and no range
+ * is re-evaluated on demand for it.
  *
  * <p>Thread safe.
  */
@@ -34,29 +32,14 @@ public final class DiagnosisHistory {
 
   private final DiagnosisEngine engine;
   private final IncidentJournal journal;
-  private final java.util.function.LongSupplier staleFromMs;
 
   /**
-   * A history whose journal is never stale (no evaluator appending to it).
-   *
    * @param engine evaluates the uncovered part
    * @param journal the evaluator's journal
    */
   public DiagnosisHistory(DiagnosisEngine engine, IncidentJournal journal) {
-    this(engine, journal, () -> Long.MAX_VALUE);
-  }
-
-  /**
-   * @param engine evaluates the uncovered part
-   * @param journal the evaluator's journal
-   * @param staleFromMs where the journal is stale from, ms ({@link Long#MAX_VALUE} when it is
-   *     not): {@link IncidentEvaluator#staleFromMs()}
-   */
-  public DiagnosisHistory(DiagnosisEngine engine, IncidentJournal journal,
-      java.util.function.LongSupplier staleFromMs) {
     this.engine = engine;
     this.journal = journal;
-    this.staleFromMs = staleFromMs;
   }
 
   /**
@@ -79,17 +62,14 @@ public final class DiagnosisHistory {
     // Each target on demand up to where its own coverage starts (all of the range when it has
     // none): targets are first seen at different times, and some never.
     List<Diagnosis> journaled = new ArrayList<>(out);
-    long stale = staleFromMs.getAsLong();
-    boolean late = stale <= endMs;
     for (Diagnosis d : engine.diagnoses(startMs, endMs, selectors, t -> {
       long[] c = journal.coverage(t.id());
-      return c == null || late ? endMs : c[0];
+      return c == null ? endMs : c[0];
     })) {
       long[] c = coverageOf(d.target());
-      boolean inStale = late && (d.endMs() == null || d.endMs() >= stale);
       // The journal's copy also wins over an on-demand one of the same target and cause that
       // overlaps it in time, whatever their starts (one known only to a rollup interval).
-      if (!ids.contains(d.id()) && (c == null || d.startMs() < c[0] || inStale)
+      if (!ids.contains(d.id()) && (c == null || d.startMs() < c[0])
           && !overlapsAny(d, journaled)) {
         out.add(d);
       }

@@ -32,9 +32,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * opened, changed or resolved to the {@link IncidentJournal}.
  *
  * <ul>
- *   <li><b>Grace.</b> It evaluates up to {@code now − grace} ({@link
+ *   <li><b>The data's present.</b> It evaluates up to the newest sample received ({@link
+ *       Querier#newestSampleMs()}, never past the clock) less the grace ({@link
  *       DiagnosisEngine#silenceGraceMs()}: twice the remote-write batch deadline plus one scrape
- *       interval, 25 s by default), since newer samples may still be in the sender's queue.
+ *       interval, 25 s by default), since samples of other series may still be in the sender's
+ *       queue. A sender replaying hours of its WAL in a minute is so evaluated as its samples
+ *       arrive, step by step, and each incident is journaled (and handed to the listener) within
+ *       one evaluation of its data arriving, not when the clock reaches it.
+ *   <li><b>Sender silence.</b> When no sample at all has arrived for {@link #senderSilenceMs()}
+ *       the sender stopped: no target is stepped into the silence (so none has a gap and no
+ *       incident resolves), the open incidents are marked stale, and one REMOTE_WRITE_STOPPED
+ *       holds, naming the targets' common labels and the last sample's time. The sender is
+ *       every target this store receives (one tenant under multitenancy); a target whose own
+ *       series stop while others go on has a MONITORING_GAP.
  *   <li><b>Bootstrap.</b> A target seen for the first time (or after a restart) starts from a
  *       batch evaluation of the engine ending at the present ({@link DiagnosisEngine#analyze}):
  *       the baselines learned from the 14-day lookback, the lead-in's smoothing, and a period
@@ -51,10 +61,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       interval before that start (at most {@link #MAX_CATCH_UP_MS} back), and the target's
  *       coverage starts there. Only this first evaluation pays for it; later ones feed new
  *       steps only.
- *   <li><b>Late data.</b> Samples appended with timestamps before what was already evaluated (a
- *       backfill, a sender replaying its queue) make every target re-evaluate from there, at most
- *       once per {@link #REEVALUATE_MIN_INTERVAL_MS}; incidents that re-evaluation no longer finds
- *       are removed from the journal.
+ *   <li><b>Late data.</b> Samples appended with timestamps at or before a step already evaluated
+ *       (a backfill, a second sender lagging behind the first) make the targets evaluated past
+ *       them re-evaluate from there in the next evaluation; incidents that re-evaluation no
+ *       longer finds are removed from the journal.
  *   <li><b>Merging.</b> What all targets found in one evaluation goes through {@link
  *       IncidentMerge} (one incident, one cause; all targets quiet at once is one
  *       REMOTE_WRITE_STOPPED), and the open gap of a model replaced on its instance by another is
@@ -71,8 +81,11 @@ public final class IncidentEvaluator {
 
   /** Longest range a restart catches up by itself: 1 day, ms; older is evaluated on demand. */
   public static final long MAX_CATCH_UP_MS = 86_400_000L;
-  /** Late data re-evaluates at most this often: 5 minutes, ms. */
-  public static final long REEVALUATE_MIN_INTERVAL_MS = 300_000L;
+  /**
+   * A REMOTE_WRITE_STOPPED found from a sender's gaps once data resumed takes the id of the one
+   * raised while the silence lasted when their starts are this close, ms.
+   */
+  static final long STOPPED_ADOPT_MS = 10 * 60_000L;
   /** Targets are looked for this often, ms, and over the last {@link #DISCOVERY_WINDOW_MS}. */
   static final long DISCOVERY_PERIOD_MS = 60_000L;
   static final long DISCOVERY_WINDOW_MS = 15 * 60_000L;
@@ -122,15 +135,19 @@ public final class IncidentEvaluator {
   private final Listener listener;
   private final Map<String, TargetState> states = new LinkedHashMap<>();
   private final AtomicLong lateFromMs = new AtomicLong(Long.MAX_VALUE);
+  /** The newest sample timestamp received, ms: the data's present, which evaluation follows. */
+  private final AtomicLong newestMs = new AtomicLong(Long.MIN_VALUE);
   private volatile long evaluatedToMs = Long.MIN_VALUE;
   /** The oldest late sample being re-evaluated by the evaluation in progress, ms. */
   private volatile long reevaluatingFromMs = Long.MAX_VALUE;
   private long lastDiscoveryMs = Long.MIN_VALUE;
-  private long lastReevaluationMs = Long.MIN_VALUE;
+  /** The last step the previous discovery looked up to, ms. */
+  private long lastDiscoveryUpToMs = Long.MIN_VALUE;
   private List<Target> known = List.of();
   /** Open gaps seen once and not journaled yet: a sender's silence gets one interval to form. */
   private Set<String> deferredGaps = new HashSet<>();
-  private long lastRegressionCheckMs = Long.MIN_VALUE;
+  /** The last step the previous regression check looked up to, ms. */
+  private long lastRegressionUpToMs = Long.MIN_VALUE;
   private List<Diagnosis> regressions = List.of();
   /** The store-level cardinality findings, or null when not watched. */
   private final CardinalityWatch cardinality;
@@ -166,7 +183,9 @@ public final class IncidentEvaluator {
     this.clock = clock;
     this.config = engine.config();
     this.listener = listener;
+    newestMs.set(store.newestSampleMs());
     store.addAppendListener((min, max) -> {
+      newestMs.accumulateAndGet(max, Math::max);
       if (min <= evaluatedToMs) {
         lateFromMs.accumulateAndGet(min, Math::min);
       }
@@ -202,19 +221,28 @@ public final class IncidentEvaluator {
     long now = clock.millis();
     long step = config.stepMs();
     long grace = engine.silenceGraceMs();
-    long upTo = Math.floorDiv(now - grace, step) * step;
-    if (due(now, lastDiscoveryMs, DISCOVERY_PERIOD_MS) || known.isEmpty()) {
-      known = engine.targets(upTo - DISCOVERY_WINDOW_MS, upTo);
+    long newest = newestMs.get();
+    boolean newestKnown = newest != Long.MIN_VALUE;
+    // The data's present, not the clock's: a sender replaying hours of its WAL is evaluated as
+    // its samples arrive, and a sender that stopped leaves every target where its data ends.
+    boolean senderSilent = newestKnown && now - newest > senderSilenceMs();
+    long upTo = senderSilent ? Math.floorDiv(newest, step) * step
+        : Math.floorDiv((newestKnown ? Math.min(now, newest) : now) - grace, step) * step;
+    if (due(now, lastDiscoveryMs, DISCOVERY_PERIOD_MS) || known.isEmpty()
+        || upTo - lastDiscoveryUpToMs >= DISCOVERY_PERIOD_MS) {
+      // Every target with samples since the last discovery, however fast the data moved.
+      long from = upTo - DISCOVERY_WINDOW_MS;
+      if (lastDiscoveryUpToMs != Long.MIN_VALUE) {
+        from = Math.max(Math.min(from, lastDiscoveryUpToMs), upTo - MAX_CATCH_UP_MS);
+      }
+      known = engine.targets(from, upTo);
       lastDiscoveryMs = now;
+      lastDiscoveryUpToMs = upTo;
     }
-    long late = Long.MAX_VALUE;
-    if (lateFromMs.get() != Long.MAX_VALUE
-        && due(now, lastReevaluationMs, REEVALUATE_MIN_INTERVAL_MS)) {
-      // Still stale for readers until this evaluation has written the journal.
-      reevaluatingFromMs = lateFromMs.get();
-      late = lateFromMs.getAndSet(Long.MAX_VALUE);
-      lastReevaluationMs = now;
-    }
+    // Late samples are re-evaluated now, in this evaluation; readers see the journal stale
+    // from them until it has been written.
+    reevaluatingFromMs = lateFromMs.get();
+    long late = lateFromMs.getAndSet(Long.MAX_VALUE);
     for (Target t : known) {
       states.computeIfAbsent(t.id(), k -> new TargetState()).target = t;
     }
@@ -274,9 +302,11 @@ public final class IncidentEvaluator {
       cover.put(st.target.id(), new long[] {st.coveredFromMs, upTo});
     }
     found.removeIf(d -> replacedModelGap(d, newestByInstance, modelLabel));
-    if (due(now, lastRegressionCheckMs, REGRESSION_PERIOD_MS)) {
+    // In this cycle, on the data's time: every 5 minutes of new data, and after late data.
+    if (lastRegressionUpToMs == Long.MIN_VALUE
+        || upTo - lastRegressionUpToMs >= REGRESSION_PERIOD_MS || late != Long.MAX_VALUE) {
       regressions = versionRegressions(upTo, modelLabel);
-      lastRegressionCheckMs = now;
+      lastRegressionUpToMs = upTo;
     }
     found.addAll(regressions);
     if (cardinality != null) {
@@ -291,7 +321,9 @@ public final class IncidentEvaluator {
       // Store-level: journaled as the watch says, never re-derived from a target's stream.
       found.addAll(cardinality.findings(now));
     }
-    List<Diagnosis> merged = IncidentMerge.merge(found, reporting, grace);
+    List<Diagnosis> merged = senderSilence(
+        adoptStopped(IncidentMerge.merge(found, reporting, grace)), reporting, senderSilent,
+        newest, now);
     int written = 0;
     Set<String> current = new HashSet<>();
     Set<String> deferred = new HashSet<>();
@@ -329,7 +361,8 @@ public final class IncidentEvaluator {
           && inc.diagnosis().cause() == Cause.CARDINALITY_EXPLOSION;
       if (!current.contains(inc.id())
           && (cardinalityEnded || covered(inc.diagnosis(), reporting))) {
-        journal.record(inc.diagnosis().withSpan(inc.id(), inc.diagnosis().startMs(), upTo), now);
+        long start = inc.diagnosis().startMs();
+        journal.record(inc.diagnosis().withSpan(inc.id(), start, Math.max(start, upTo)), now);
         written++;
       }
     }
@@ -351,6 +384,77 @@ public final class IncidentEvaluator {
   }
 
   /**
+   * How long no sample at all may arrive before the sender counts as stopped: the delivery
+   * grace ({@link DiagnosisEngine#silenceGraceMs()}) plus {@code gapFactor} steps, as a target's
+   * monitoring gap (55 s by default), ms.
+   */
+  long senderSilenceMs() {
+    return engine.silenceGraceMs() + (long) (config.gapFactor() * config.stepMs());
+  }
+
+  /**
+   * A REMOTE_WRITE_STOPPED the merge found from every target's gaps (data resumed after a hole)
+   * is the one the journal already holds for that silence, raised while it lasted: it keeps that
+   * id, start, labels and summary and takes the merge's end.
+   */
+  private List<Diagnosis> adoptStopped(List<Diagnosis> merged) throws StorageException {
+    List<Diagnosis> out = new ArrayList<>(merged.size());
+    for (Diagnosis d : merged) {
+      Diagnosis keep = d;
+      if (d.cause() == Cause.REMOTE_WRITE_STOPPED && journal.get(d.id()) == null) {
+        for (Incident inc : journal.list(d.startMs() - STOPPED_ADOPT_MS, Long.MAX_VALUE,
+            o -> o.cause() == Cause.REMOTE_WRITE_STOPPED
+                && Math.abs(o.startMs() - d.startMs()) <= STOPPED_ADOPT_MS)) {
+          Diagnosis o = inc.diagnosis();
+          Long end = d.endMs() == null ? null : Math.max(o.startMs(), d.endMs());
+          keep = o.withSpan(o.id(), o.startMs(), end);
+          break;
+        }
+      }
+      out.add(keep);
+    }
+    return out;
+  }
+
+  /**
+   * The sender's silence as one condition. While no sample at all has arrived for {@link
+   * #senderSilenceMs()}, one REMOTE_WRITE_STOPPED holds (named by the targets' common labels and
+   * the last sample's time) and every open incident of a target stays open, marked stale: no
+   * target is stepped into the silence, so none has a gap and none recovers. Once samples arrive
+   * again, the condition ends at the clock's present (delivery resumed; a sender replaying its
+   * WAL fills the hole, so the data shows none), unless the merge found it from the targets' gaps
+   * (the hole stayed empty) and gave it the data's end.
+   */
+  private List<Diagnosis> senderSilence(List<Diagnosis> merged,
+      Set<Map<String, String>> reporting, boolean silent, long newest, long now)
+      throws StorageException {
+    Incident live = null;
+    for (Incident inc : journal.openIncidents()) {
+      if (inc.diagnosis().cause() == Cause.REMOTE_WRITE_STOPPED) {
+        live = inc;
+      }
+    }
+    List<Diagnosis> out = new ArrayList<>(merged.size() + 1);
+    boolean has = false;
+    for (Diagnosis d : merged) {
+      has |= live != null && d.id().equals(live.id());
+      boolean target = d.cause() != Cause.REMOTE_WRITE_STOPPED
+          && d.cause() != Cause.CARDINALITY_EXPLOSION;
+      out.add(silent && target && d.endMs() == null ? d.withStale(true) : d);
+    }
+    if (silent && !reporting.isEmpty() && !has) {
+      long step = config.stepMs();
+      out.add(live != null ? live.diagnosis()
+          : IncidentMerge.senderStopped(reporting, newest,
+              Math.floorDiv(newest, step) * step + step, null));
+    } else if (!silent && live != null && !has) {
+      long start = live.diagnosis().startMs();
+      out.add(live.diagnosis().withSpan(live.id(), start, Math.max(start, now)));
+    }
+    return out;
+  }
+
+  /**
    * Whether {@code periodMs} has passed since {@code lastMs} ({@link Long#MIN_VALUE}: never done).
    * {@code now - Long.MIN_VALUE} overflows to a negative number, so "never" is tested apart.
    */
@@ -358,7 +462,10 @@ public final class IncidentEvaluator {
     return lastMs == Long.MIN_VALUE || nowMs - lastMs >= periodMs;
   }
 
-  /** How often instances serving several models are compared for a version regression, ms. */
+  /**
+   * How much new data (ms of the data's time) makes the instances serving several models be
+   * compared again for a version regression, in the evaluation that sees it.
+   */
   static final long REGRESSION_PERIOD_MS = 300_000L;
 
   /**

@@ -108,6 +108,12 @@ class IncidentEvaluatorTest {
     assertThat(journal.openIncidents()).extracting(Incident::id).contains(inc.id());
     assertThat(journal.get(inc.id()).diagnosis().stale()).isTrue();
     assertThat(journal.get(inc.id()).diagnosis().endMs()).isNull();
+    // The silence itself is one condition of the sender, naming its last sample.
+    List<Incident> stopped = journal.list(T0, clock.ms,
+        d -> d.cause() == Cause.REMOTE_WRITE_STOPPED);
+    assertThat(stopped).hasSize(1);
+    assertThat(stopped.get(0).open()).isTrue();
+    assertThat(stopped.get(0).diagnosis().summary()).contains("since the last one at");
 
     // A restart: the journal is read back and the evaluator goes on with the same incident.
     store.close();
@@ -122,8 +128,10 @@ class IncidentEvaluatorTest {
         T0 + 3 * HOUR + 10 * 60_000L);
     assertThat(done.resolvedAtMs()).isNotNull();
     assertThat(journal.openIncidents()).isEmpty();
+    // One fault, one incident; the silence was the sender's, and it ended when data resumed.
     assertThat(journal.list(T0, clock.ms, d -> true)).extracting(i -> i.diagnosis().cause())
-        .containsExactly(Cause.CAPACITY_EXHAUSTED); // the gap inside it is part of its story
+        .containsExactly(Cause.CAPACITY_EXHAUSTED, Cause.REMOTE_WRITE_STOPPED);
+    assertThat(journal.list(T0, clock.ms, d -> d.cause() == Cause.MONITORING_GAP)).isEmpty();
   }
 
   /** A period whose majority cause changes as it goes on stays one incident with one id. */
@@ -189,41 +197,37 @@ class IncidentEvaluatorTest {
   }
 
   /**
-   * A sender replays its WAL after an outage: the samples land in a range the journal already
-   * covers. Until the evaluator has re-evaluated them, the history evaluates that part on demand.
+   * A backfill lands in a range the journal already covers: the next evaluation re-evaluates it
+   * (no waiting minutes for a re-evaluation), and the history answers from the journal alone.
    */
   @Test
-  void lateSamplesInACoveredRangeAreEvaluatedOnDemandUntilReevaluated() throws Exception {
+  void lateSamplesInACoveredRangeAreReevaluatedByTheNextEvaluation() throws Exception {
     open();
-    // Healthy until the outage began 12 minutes ago (recent enough to be discovered).
+    // A second target keeps the data's present moving while the first one's samples come late.
+    SimulatedEngine live = saturatedFrom("b", Long.MAX_VALUE, Long.MAX_VALUE);
+    live.write(store, T0 - 3 * HOUR, T0);
     SimulatedEngine a = saturatedFrom("a", T0 - 11 * 60_000L, T0 + HOUR);
     a.write(store, T0 - 3 * HOUR, T0 - 12 * 60_000L);
-    run(T0 + 60_000L);
-    List<io.inferlens.analysis.target.Target> ts = engine.targets(T0 - 3 * HOUR, T0);
-    assertThat(ts).hasSize(1);
-    assertThat(journal.coverage(ts.get(0).id())).isNotNull();
+    run(T0 + 60_000L, live);
     assertThat(journal.list(T0 - 3 * HOUR, clock.ms, d -> d.cause() == Cause.CAPACITY_EXHAUSTED))
         .isEmpty();
     assertThat(evaluator.staleFromMs()).isEqualTo(Long.MAX_VALUE);
 
-    a.write(store, T0 - 12 * 60_000L, T0); // the replay, saturated from 11 minutes ago
+    a.write(store, T0 - 12 * 60_000L, T0 + 30_000L); // the backfill, saturated from T0 - 11 min
     assertThat(evaluator.staleFromMs()).isEqualTo(T0 - 12 * 60_000L);
-    DiagnosisHistory history = new DiagnosisHistory(engine, journal, evaluator::staleFromMs);
-    assertThat(history.diagnoses(T0 - 3 * HOUR, clock.ms, List.of()))
-        .extracting(Diagnosis::cause).contains(Cause.CAPACITY_EXHAUSTED);
-    // Without knowing the journal is stale, the journal's coverage hides the replayed fault.
-    assertThat(new DiagnosisHistory(engine, journal).diagnoses(T0 - 3 * HOUR, clock.ms,
-        List.of())).extracting(Diagnosis::cause).doesNotContain(Cause.CAPACITY_EXHAUSTED);
-
-    clock.ms += 15_000;
-    evaluator.evaluate();
+    run(clock.ms + 15_000, live, a);
     assertThat(evaluator.staleFromMs()).isEqualTo(Long.MAX_VALUE);
     List<Incident> saturated = journal.list(T0 - 3 * HOUR, clock.ms,
         d -> d.cause() == Cause.CAPACITY_EXHAUSTED);
     assertThat(saturated).hasSize(1);
-    assertThat(history.diagnoses(T0 - 3 * HOUR, clock.ms, List.of()))
-        .filteredOn(d -> d.cause() == Cause.CAPACITY_EXHAUSTED).extracting(Diagnosis::id)
-        .containsExactly(saturated.get(0).id());
+    assertThat(saturated.get(0).diagnosis().startMs())
+        .isBetween(T0 - 11 * 60_000L - 2 * STEP, T0 - 11 * 60_000L + CONFIG.forMs());
+    assertThat(new DiagnosisHistory(engine, journal).diagnoses(T0 - 3 * HOUR, clock.ms,
+        List.of())).filteredOn(d -> d.cause() == Cause.CAPACITY_EXHAUSTED)
+        .extracting(Diagnosis::id).containsExactly(saturated.get(0).id());
+    // A gap of "a" before the backfill was never journaled: the backfill came in time.
+    assertThat(journal.list(T0 - 3 * HOUR, clock.ms, d -> d.cause() == Cause.MONITORING_GAP))
+        .isEmpty();
   }
 
   @Test
