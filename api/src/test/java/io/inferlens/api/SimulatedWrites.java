@@ -58,6 +58,9 @@ final class SimulatedWrites {
     /** The stack the engine is upgraded to at {@link #upgradeAtS} simulated seconds, or null. */
     Stack upgradeTo;
     double upgradeAtS = Double.POSITIVE_INFINITY;
+    /** The engine's {@code /metrics} is not scraped from here (ms) to {@link #silentToMs}. */
+    long silentFromMs = Long.MAX_VALUE;
+    long silentToMs = Long.MIN_VALUE;
     long nextTs;
 
     Play(SimulationModel model, Stack stack, String host, String modelName, double created,
@@ -148,6 +151,24 @@ final class SimulatedWrites {
         false);
   }
 
+  /**
+   * As {@link #addScenario}, for one stack with a lead-in of its healthy state: nothing is
+   * written until {@link #catchUp}, which writes every added play side by side in time order, as
+   * a Prometheus replaying its WAL does.
+   *
+   * @param engineSilentFromMs the engine's scrapes are missing from here (ms; DCGM and Kafka go
+   *     on), or {@link Long#MAX_VALUE} for none
+   * @param engineSilentToMs ... up to here, ms
+   */
+  synchronized void addStack(Stack stack, int engines, Scenario sc, double leadInS,
+      double durationS, String host, String modelName, long endMs, long seed, boolean kafka,
+      long engineSilentFromMs, long engineSilentToMs) {
+    Play p = newPlay(new SimulationModel(sc, durationS, leadInS, seed, engines), stack, host,
+        modelName, endMs, kafka);
+    p.silentFromMs = engineSilentFromMs;
+    p.silentToMs = engineSilentToMs;
+  }
+
   private Play newPlay(SimulationModel model, Stack stack, String host, String modelName,
       long endMs, boolean kafka) {
     long startMs = endMs
@@ -178,7 +199,8 @@ final class SimulatedWrites {
   }
 
   private void scrape(Play p) {
-    if (p.model.metricsAvailable()) {
+    boolean silent = p.nextTs >= p.silentFromMs && p.nextTs <= p.silentToMs;
+    if (p.model.metricsAvailable() && !silent) {
       Stack now = p.upgradeTo != null && p.model.scenarioSeconds() >= p.upgradeAtS
           ? p.upgradeTo : p.stack;
       add(now.render(p.model, p.modelName, p.created), p.nextTs, now.job(), p.host + ":8000");

@@ -40,6 +40,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       arrive, step by step, and each incident is journaled (and handed to the listener) within
  *       one evaluation of its data arriving, not when the clock reaches it.
  *   <li><b>Sender silence.</b> When no sample at all has arrived for {@link #senderSilenceMs()}
+ *       by the clock (a replay's samples are old, but they arrive)
  *       the sender stopped: no target is stepped into the silence (so none has a gap and no
  *       incident resolves), the open incidents are marked stale, and one REMOTE_WRITE_STOPPED
  *       holds, naming the targets' common labels and the last sample's time. The sender is
@@ -137,6 +138,8 @@ public final class IncidentEvaluator {
   private final AtomicLong lateFromMs = new AtomicLong(Long.MAX_VALUE);
   /** The newest sample timestamp received, ms: the data's present, which evaluation follows. */
   private final AtomicLong newestMs = new AtomicLong(Long.MIN_VALUE);
+  /** The clock's time of the last append, ms: a catch-up's samples are old but arriving. */
+  private volatile long lastArrivalMs;
   private volatile long evaluatedToMs = Long.MIN_VALUE;
   /** The oldest late sample being re-evaluated by the evaluation in progress, ms. */
   private volatile long reevaluatingFromMs = Long.MAX_VALUE;
@@ -184,8 +187,10 @@ public final class IncidentEvaluator {
     this.config = engine.config();
     this.listener = listener;
     newestMs.set(store.newestSampleMs());
+    lastArrivalMs = clock.millis(); // a sender gets the silence allowance from the start
     store.addAppendListener((min, max) -> {
       newestMs.accumulateAndGet(max, Math::max);
+      lastArrivalMs = clock.millis();
       if (min <= evaluatedToMs) {
         lateFromMs.accumulateAndGet(min, Math::min);
       }
@@ -225,8 +230,8 @@ public final class IncidentEvaluator {
     boolean newestKnown = newest != Long.MIN_VALUE;
     // The data's present, not the clock's: a sender replaying hours of its WAL is evaluated as
     // its samples arrive, and a sender that stopped leaves every target where its data ends.
-    boolean senderSilent = newestKnown && now - newest > senderSilenceMs();
-    long upTo = senderSilent ? Math.floorDiv(newest, step) * step
+    boolean senderSilent = newestKnown && now - lastArrivalMs > senderSilenceMs();
+    long upTo = senderSilent ? Math.floorDiv(Math.min(now, newest), step) * step
         : Math.floorDiv((newestKnown ? Math.min(now, newest) : now) - grace, step) * step;
     if (due(now, lastDiscoveryMs, DISCOVERY_PERIOD_MS) || known.isEmpty()
         || upTo - lastDiscoveryUpToMs >= DISCOVERY_PERIOD_MS) {
