@@ -39,11 +39,13 @@ public final class IncidentMerge {
       long toleranceMs) {
     List<Diagnosis> out = new ArrayList<>();
     for (Diagnosis d : all) {
-      if (!explainedByRegression(d, all) && !gapInsidePeriod(d, all)) {
+      if (!explainedByRegression(d, all)) {
         out.add(d);
       }
     }
+    // The sender's silence first: a target with a period open across it is silent too.
     out = senderSilence(out, reporting, toleranceMs);
+    out.removeIf(d -> gapInsidePeriod(d, all));
     out.sort((a, b) -> Long.compare(a.startMs(), b.startMs()));
     return out;
   }

@@ -134,6 +134,54 @@ class IncidentEvaluatorTest {
     assertThat(journal.list(T0, clock.ms, d -> d.cause() == Cause.MONITORING_GAP)).isEmpty();
   }
 
+  /**
+   * The sender is down three minutes and its scrapes are lost (a hole), or it replays them when
+   * it comes back: either way one fault stays one incident, the silence is one
+   * REMOTE_WRITE_STOPPED that ends when delivery resumes, and no target has a gap.
+   */
+  @Test
+  void anOutageAndARestartKeepOneIncidentAndOneStoppedCondition() throws Exception {
+    for (boolean replay : new boolean[] {false, true}) {
+      if (store != null) {
+        store.close();
+      }
+      dir = java.nio.file.Files.createTempDirectory(dir, "run");
+      clock.ms = T0;
+      open();
+      long fault = T0 + 30 * 60_000L;
+      SimulatedEngine a = saturatedFrom("a", fault, Long.MAX_VALUE);
+      SimulatedEngine b = saturatedFrom("b", Long.MAX_VALUE, Long.MAX_VALUE);
+      a.write(store, T0 - 2 * HOUR, T0);
+      b.write(store, T0 - 2 * HOUR, T0);
+      run(fault + 15 * 60_000L, a, b);
+      List<Incident> open = journal.openIncidents();
+      assertThat(open).extracting(i -> i.diagnosis().cause())
+          .containsExactly(Cause.CAPACITY_EXHAUSTED);
+      String id = open.get(0).id();
+      long outage = clock.ms;
+      run(outage + 3 * 60_000L); // nothing arrives
+      assertThat(journal.openIncidents()).extracting(i -> i.diagnosis().cause())
+          .containsExactlyInAnyOrder(Cause.CAPACITY_EXHAUSTED, Cause.REMOTE_WRITE_STOPPED);
+      assertThat(journal.get(id).diagnosis().stale()).isTrue();
+      if (replay) {
+        // Back, the sender first sends what it kept of the outage.
+        a.write(store, outage - 10_000L, clock.ms - 5_000L);
+        b.write(store, outage - 10_000L, clock.ms - 5_000L);
+      }
+      run(clock.ms + 10 * 60_000L, a, b);
+      assertThat(journal.openIncidents()).as("replay %s", replay).extracting(Incident::id)
+          .containsExactly(id);
+      assertThat(journal.get(id).diagnosis().stale()).isFalse();
+      List<Incident> all = journal.list(T0, clock.ms, d -> true);
+      assertThat(all).as("replay %s", replay).extracting(i -> i.diagnosis().cause())
+          .containsExactlyInAnyOrder(Cause.CAPACITY_EXHAUSTED, Cause.REMOTE_WRITE_STOPPED);
+      Diagnosis stopped = all.stream().map(Incident::diagnosis)
+          .filter(d -> d.cause() == Cause.REMOTE_WRITE_STOPPED).findFirst().orElseThrow();
+      assertThat(stopped.startMs()).isBetween(outage - 30_000L, outage + STEP);
+      assertThat(stopped.endMs()).isBetween(outage + 2 * 60_000L, outage + 4 * 60_000L);
+    }
+  }
+
   /** A period whose majority cause changes as it goes on stays one incident with one id. */
   @Test
   void aPeriodWhoseCauseSharpensStaysOneIncident() throws Exception {
