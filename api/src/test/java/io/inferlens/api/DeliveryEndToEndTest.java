@@ -102,33 +102,12 @@ class DeliveryEndToEndTest {
 
   private void replayAndCheck(InferLensServer server, List<Received> received) throws Exception {
     URI base = URI.create("http://127.0.0.1:" + server.port());
-    List<Play> plays = new ArrayList<>();
-    for (Stack stack : Stack.values()) {
-      String fault = switch (stack) {
-        case VLLM_0_10 -> "kv-pressure";
-        case SGLANG -> "per-request-slowdown";
-        default -> "peak-saturation";
-      };
-      Scenario sc = Scenario.byId(fault);
-      plays.add(new Play(stack, sc, host(stack, fault), cause(sc), false));
-      plays.add(new Play(stack, Scenario.HEALTHY, host(stack, "healthy"), null, false));
-    }
-    plays.add(new Play(Stack.VLLM_0_13, Scenario.byId("kafka-backlog"),
-        host(Stack.VLLM_0_13, "kafka-backlog"), "UPSTREAM_BACKLOG", true));
-    String gapHost = host(Stack.VLLM_0_10, "gap");
-    plays.add(new Play(Stack.VLLM_0_10, Scenario.HEALTHY, gapHost, "MONITORING_GAP", false));
-
     // The data ends now: three hours of it, written as fast as the server takes it.
     long endMs = System.currentTimeMillis() / 15_000 * 15_000;
     long startMs = endMs - Math.round((LEAD_IN_S + DURATION_S) * 1000);
     SimulatedWrites w = new SimulatedWrites(base);
-    long seed = 11;
-    for (Play p : plays) {
-      boolean gap = p.host().equals(gapHost);
-      w.addStack(p.stack(), p.stack().defaultEngines(), p.scenario(), LEAD_IN_S, DURATION_S,
-          p.host(), MODEL, endMs, seed++, p.kafka(),
-          gap ? endMs - 62 * 60_000L : Long.MAX_VALUE, gap ? endMs - 50 * 60_000L : 0);
-    }
+    List<Play> plays = addFleet(w, endMs, LEAD_IN_S, 11);
+    String gapHost = host(Stack.VLLM_0_10, "gap");
     // When each chunk of data time had arrived, by the clock.
     TreeMap<Long, Long> arrived = new TreeMap<>();
     long replayStart = System.currentTimeMillis();
@@ -225,6 +204,39 @@ class DeliveryEndToEndTest {
       assertThat(open.path("stale").asBoolean()).as("marked stale").isTrue();
       assertThat(resolved).doesNotContain(p.cause() + " " + p.host() + ":8000");
     }
+  }
+
+  /**
+   * Adds the replayed fleet to {@code w} without writing it: per stack a fault and a healthy
+   * target, a Kafka backlog, and a healthy target whose engine is not scraped from 62 to 50
+   * minutes before {@code endMs}; each plays {@code leadInS} of its healthy state, then 60
+   * minutes of its scenario, ending at {@code endMs}.
+   *
+   * @return the plays, with the cause each may page
+   */
+  static List<Play> addFleet(SimulatedWrites w, long endMs, double leadInS, long seed) {
+    List<Play> plays = new ArrayList<>();
+    for (Stack stack : Stack.values()) {
+      String fault = switch (stack) {
+        case VLLM_0_10 -> "kv-pressure";
+        case SGLANG -> "per-request-slowdown";
+        default -> "peak-saturation";
+      };
+      Scenario sc = Scenario.byId(fault);
+      plays.add(new Play(stack, sc, host(stack, fault), cause(sc), false));
+      plays.add(new Play(stack, Scenario.HEALTHY, host(stack, "healthy"), null, false));
+    }
+    plays.add(new Play(Stack.VLLM_0_13, Scenario.byId("kafka-backlog"),
+        host(Stack.VLLM_0_13, "kafka-backlog"), "UPSTREAM_BACKLOG", true));
+    String gapHost = host(Stack.VLLM_0_10, "gap");
+    plays.add(new Play(Stack.VLLM_0_10, Scenario.HEALTHY, gapHost, "MONITORING_GAP", false));
+    for (Play p : plays) {
+      boolean gap = p.host().equals(gapHost);
+      w.addStack(p.stack(), p.stack().defaultEngines(), p.scenario(), leadInS, DURATION_S,
+          p.host(), MODEL, endMs, seed++, p.kafka(),
+          gap ? endMs - 62 * 60_000L : Long.MAX_VALUE, gap ? endMs - 50 * 60_000L : 0);
+    }
+    return plays;
   }
 
   private static String host(Stack stack, String what) {
