@@ -7,6 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferlens.analysis.catalog.MetricSource;
 import io.inferlens.analysis.catalog.Signal;
 import io.inferlens.analysis.catalog.SignalCatalog;
+import io.inferlens.analysis.diagnose.Cause;
+import io.inferlens.analysis.diagnose.ChainConsistency;
+import io.inferlens.analysis.diagnose.ChainLayer;
+import io.inferlens.analysis.diagnose.Evidence;
 import io.inferlens.simulator.Scenario;
 import io.inferlens.simulator.SimulationModel;
 import io.inferlens.simulator.Stack;
@@ -305,6 +309,53 @@ class StackScenarioMatrixTest {
     assertThat(cases.stream().filter(Case::asserted)).as("cases asserted")
         .hasSizeGreaterThanOrEqualTo(24);
     assertThat(failures).as("stack/scenario diagnoses").isEmpty();
+  }
+
+  /**
+   * No diagnosis of any case, asserted or not, upgraded or not, says one thing in its cause and
+   * summary and another in its chain ({@link ChainConsistency}): e.g. PER_REQUEST_SLOWDOWN ("no
+   * queue and no saturation") over a resource layer {@code saturated}.
+   */
+  @Test
+  void everyDiagnosisAgreesWithItsChain() throws Exception {
+    List<String> problems = new ArrayList<>();
+    int checked = 0;
+    long from = endMs - Math.round((LEAD_IN_S + DURATION_S) * 1000);
+    for (Case c : cases) {
+      for (JsonNode d : diagnosesOf(c.host(), from, endMs + 1000)) {
+        checked++;
+        for (String p : ChainConsistency.problems(Cause.valueOf(d.get("cause").asText()),
+            chain(d), d.get("summary").asText())) {
+          problems.add(c.key() + ": " + p);
+        }
+      }
+    }
+    assertThat(checked).as("diagnoses checked").isGreaterThanOrEqualTo(cases.size() / 2);
+    assertThat(problems).isEmpty();
+  }
+
+  /** A served diagnosis's chain, as the analysis built it. */
+  static List<ChainLayer> chain(JsonNode d) {
+    List<ChainLayer> out = new ArrayList<>();
+    for (JsonNode layer : d.get("chain")) {
+      List<Evidence> ev = new ArrayList<>();
+      for (JsonNode e : layer.get("evidence")) {
+        ev.add(new Evidence(e.get("signal").asText(), e.get("value").asDouble(),
+            number(e.get("threshold")), number(e.get("baseline")), text(e.get("unit")),
+            text(e.get("window")), e.path("low").asDouble(Double.NaN),
+            e.path("high").asDouble(Double.NaN), text(e.get("promql")), text(e.get("basis"))));
+      }
+      out.add(new ChainLayer(layer.get("layer").asText(), layer.get("verdict").asText(), ev));
+    }
+    return out;
+  }
+
+  private static Double number(JsonNode n) {
+    return n == null || n.isNull() ? null : n.asDouble();
+  }
+
+  private static String text(JsonNode n) {
+    return n == null || n.isNull() ? null : n.asText();
   }
 
   /** The KV-cache metric each stack's evidence must name (0.10: the new name, not its alias). */

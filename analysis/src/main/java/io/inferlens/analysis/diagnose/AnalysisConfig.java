@@ -31,7 +31,8 @@ import java.util.Map;
  *     preallocates up to {@code --gpu-memory-utilization} 0.9, so 90 % is normal)
  * @param preemptionRatePerSecond preemption rate above which preemptions are "rising" (0.01/s)
  * @param preemptionsPerRequest preemptions per finished request at or above which the KV cache,
- *     not the batch, is the bottleneck (default 0.02: one request in 50 recomputed)
+ *     not the batch, is the bottleneck while the queue is backed up (default 0.02: one request
+ *     in 50 recomputed); without a queue any preemption rate above the floor is KV pressure
  * @param upstreamMinLag Kafka lag (messages) below which a rising lag is not a backlog (1000)
  * @param gapFactor a monitoring gap is a silence longer than this many scrape intervals (2)
  * @param workloadShiftRatio prompt/generation length above ratio × baseline is a shift (1.5)

@@ -27,15 +27,21 @@ import java.util.Set;
  *       workload, so only a latency no deployment calls normal may open an incident before a
  *       baseline exists. Each threshold's {@link Evidence#basis()} says which applied.
  *   <li>Per step, when a latency indicator (TTFT, TPOT/ITL or E2E P95) is breached: KV ≥ 90 %
- *       with preemptions (at least one per 50 finished requests) → KV_CACHE_PRESSURE; backlog and
- *       GPU or KV saturated → CAPACITY_EXHAUSTED; backlog alone → CONCURRENCY_LIMIT; GPU saturated
- *       alone → GPU_COMPUTE_BOUND; prompt/generation length above ratio × baseline →
- *       WORKLOAD_SHIFT; otherwise PER_REQUEST_SLOWDOWN. Without a latency breach, a Kafka lag
- *       above the minimum and 5 % higher than {@code forMs / 2} earlier → UPSTREAM_BACKLOG.
+ *       with preemptions (above 0.01/s) and no backlog → KV_CACHE_PRESSURE, and with a backlog
+ *       only at one preemption or more per 50 finished requests (then the full cache, not the
+ *       batch as a whole, is what evicts); backlog and GPU or KV saturated →
+ *       CAPACITY_EXHAUSTED; backlog alone → CONCURRENCY_LIMIT; GPU saturated alone →
+ *       GPU_COMPUTE_BOUND; prompt/generation length above ratio × baseline → WORKLOAD_SHIFT;
+ *       otherwise PER_REQUEST_SLOWDOWN. Without a latency breach, a Kafka lag above the minimum
+ *       and 5 % higher than {@code forMs / 2} earlier → UPSTREAM_BACKLOG.
  *   <li>A period is a run of problem steps, up to two normal steps bridged, lasting at least
  *       {@code forMs} ({@code forMs / 2} for an upstream backlog, whose rise is itself measured
  *       over {@code forMs / 2}: so a backlog opens an incident within {@code forMs} of the lag
- *       reaching the minimum); its cause is the one most of its steps had. An upstream backlog's
+ *       reaching the minimum); its cause is the one most of its steps had, except that the
+ *       residual causes (PER_REQUEST_SLOWDOWN, WORKLOAD_SHIFT: "no queue, no saturation") give
+ *       way to the most frequent other latency cause when most steps had one. The chain's queue
+ *       and resource verdicts are read from the steps that had the period's cause, so they are
+ *       the reasons for it ({@link RunEvidence#build}). An upstream backlog's
  *       period starts where its lag began to rise (the first step of the uninterrupted run, up to
  *       two steps bridged, of steps whose lag was 5 % and 5 % of the minimum above
  *       {@code forMs / 2} earlier, at any level), not where it reached the minimum: the minimum
@@ -373,7 +379,8 @@ public final class DiagnosisStream {
         runStartMs = cause == Cause.UPSTREAM_BACKLOG && lagRiseFromMs != Long.MIN_VALUE
             ? Math.min(runDetectedMs, lagRiseFromMs) : runDetectedMs;
       }
-      run.add(smoothed, thresholds, baselines, backlog(), gpuSaturated() || kvSaturated());
+      boolean backlog = backlog();
+      run.add(smoothed, thresholds, baselines, backlog, bottleneck(backlog));
       run.commit(cause);
       runLastMs = t;
       runBridge = 0;
@@ -395,7 +402,8 @@ public final class DiagnosisStream {
       }
       run = null;
     } else {
-      run.add(smoothed, thresholds, baselines, backlog(), gpuSaturated() || kvSaturated());
+      boolean backlog = backlog();
+      run.add(smoothed, thresholds, baselines, backlog, bottleneck(backlog));
     }
   }
 
@@ -497,11 +505,34 @@ public final class DiagnosisStream {
     return smoothed[Indicator.KV_CACHE_USAGE.ordinal()] >= config.kvSaturatedRatio();
   }
 
+  /**
+   * Whether the engine preempts (above {@code preemptionRatePerSecond}): a healthy engine never
+   * does, whatever its request rate, since a preemption means the KV cache could not hold the
+   * next token of a running request.
+   */
   private boolean preempting() {
+    return smoothed[Indicator.PREEMPTIONS.ordinal()] > config.preemptionRatePerSecond();
+  }
+
+  /**
+   * Whether at least {@code preemptionsPerRequest} of the finished requests were preempted (true
+   * without a request rate). Only needed to tell KV pressure from exhausted capacity while a
+   * queue backs up: then a full batch evicts now and then, and only frequent evictions say the
+   * KV cache is the bottleneck. Without a queue any preemption at a full cache is KV pressure.
+   */
+  private boolean preemptingPerRequest() {
     double rate = smoothed[Indicator.PREEMPTIONS.ordinal()];
     double requests = smoothed[Indicator.REQUEST_RATE.ordinal()];
-    return rate > config.preemptionRatePerSecond()
-        && (Double.isNaN(requests) || rate >= config.preemptionsPerRequest() * requests);
+    return Double.isNaN(requests) || rate >= config.preemptionsPerRequest() * requests;
+  }
+
+  /**
+   * Whether a resource limits the engine at this step: the GPU saturated, or the KV cache full
+   * and either evicting requests or keeping the queue waiting. A full KV cache that neither
+   * preempts nor queues holds the batch it has and limits nothing.
+   */
+  private boolean bottleneck(boolean backlog) {
+    return gpuSaturated() || kvSaturated() && (backlog || preempting());
   }
 
   private boolean workloadShift() {
@@ -559,7 +590,7 @@ public final class DiagnosisStream {
     boolean kv = kvSaturated();
     // Preemptions are the specific sign of KV pressure: a full KV cache that keeps evicting
     // requests also fills the queue and the GPU, so test it before capacity.
-    if (kv && preempting()) {
+    if (kv && preempting() && (!backlog || preemptingPerRequest())) {
       return Cause.KV_CACHE_PRESSURE;
     }
     if (backlog && (gpu || kv)) {

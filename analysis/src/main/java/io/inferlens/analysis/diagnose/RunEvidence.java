@@ -8,8 +8,8 @@ import java.util.Map;
 /**
  * What one problem period (or monitoring gap) has shown so far, accumulated step by step so that
  * a {@link DiagnosisStream} needs no arrays of past steps: per evidence indicator its smoothed
- * values (for the mean and the 5th/95th percentiles), the thresholds and baselines in force, and
- * how many steps showed a backlog or a saturated resource.
+ * values (for the mean and the 5th/95th percentiles), the thresholds and baselines in force, and,
+ * per cause, how many of its steps showed a backlog or a resource bottleneck.
  *
  * <p>Steps after the period's last problem step are held apart ({@code pending}) until the next
  * problem step confirms them as bridged; a period that ends drops them, so its evidence covers
@@ -32,6 +32,9 @@ final class RunEvidence {
       Indicator.GPU_UTIL, Indicator.KV_CACHE_USAGE, Indicator.PREEMPTIONS, Indicator.GPU_MEM};
 
   static final int MAX_VALUES = 1 << 15;
+  /** Latency causes that rest on a queue backlog or a saturated resource. */
+  private static final Cause[] SPECIFIC = {Cause.KV_CACHE_PRESSURE, Cause.CAPACITY_EXHAUSTED,
+      Cause.CONCURRENCY_LIMIT, Cause.GPU_COMPUTE_BOUND};
   private static final int N = Indicator.values().length;
 
   /** Sums and values of some steps. */
@@ -47,8 +50,6 @@ final class RunEvidence {
     final double[] baseSum = new double[N];
     final long[] baseCount = new long[N];
     long steps;
-    long backlogSteps;
-    long resourceSteps;
 
     void add(int o, double v) {
       if (Double.isNaN(v)) {
@@ -90,8 +91,6 @@ final class RunEvidence {
       Arrays.fill(baseCount, 0);
       Arrays.fill(values, null);
       steps = 0;
-      backlogSteps = 0;
-      resourceSteps = 0;
     }
 
     void addAll(Acc o) {
@@ -105,14 +104,17 @@ final class RunEvidence {
         baseCount[i] += o.baseCount[i];
       }
       steps += o.steps;
-      backlogSteps += o.backlogSteps;
-      resourceSteps += o.resourceSteps;
     }
   }
 
   private final Acc committed = new Acc();
   private final Acc pending = new Acc();
   private final int[] causeCounts = new int[Cause.values().length];
+  /** Per cause, its steps that showed a queue backlog, and a resource bottleneck. */
+  private final int[] backlogByCause = new int[Cause.values().length];
+  private final int[] bottleneckByCause = new int[Cause.values().length];
+  private boolean lastBacklog;
+  private boolean lastBottleneck;
 
   /**
    * Adds one step not yet confirmed as part of the period (the period's problem steps call
@@ -122,10 +124,11 @@ final class RunEvidence {
    * @param thresholds thresholds in force by ordinal, NaN where none
    * @param baselines learned baselines by ordinal, NaN where none
    * @param backlog whether the step showed a queue backlog
-   * @param resourceSaturated whether GPU or KV cache was saturated
+   * @param bottleneck whether a resource limited the engine: the GPU saturated, or the KV cache
+   *     full and preempting or keeping a queue
    */
   void add(double[] smoothed, double[] thresholds, double[] baselines, boolean backlog,
-      boolean resourceSaturated) {
+      boolean bottleneck) {
     Acc a = pending;
     for (int o = 0; o < N; o++) {
       a.add(o, smoothed[o]);
@@ -139,38 +142,70 @@ final class RunEvidence {
       }
     }
     a.steps++;
-    a.backlogSteps += backlog ? 1 : 0;
-    a.resourceSteps += resourceSaturated ? 1 : 0;
+    lastBacklog = backlog;
+    lastBottleneck = bottleneck;
   }
 
-  /** Confirms the pending steps as part of the period, the newest with cause {@code c}. */
+  /**
+   * Confirms the pending steps as part of the period, the newest with cause {@code c} and the
+   * backlog and bottleneck flags of the last {@link #add}.
+   */
   void commit(Cause c) {
     committed.addAll(pending);
     pending.clear();
     if (c != null) {
       causeCounts[c.ordinal()]++;
+      backlogByCause[c.ordinal()] += lastBacklog ? 1 : 0;
+      bottleneckByCause[c.ordinal()] += lastBottleneck ? 1 : 0;
     }
   }
 
-  /** @return the cause most of the period's problem steps had (the first such on a tie) */
+  /**
+   * The period's cause: the one most of its problem steps had (the first such on a tie), except
+   * that PER_REQUEST_SLOWDOWN and WORKLOAD_SHIFT, which say "no queue, no saturation", give way
+   * when most problem steps had a cause that found a queue or a saturated resource
+   * (KV_CACHE_PRESSURE, CAPACITY_EXHAUSTED, CONCURRENCY_LIMIT, GPU_COMPUTE_BOUND): then the most
+   * frequent of those. A ramp of a few residual steps and a sawtooth across a threshold must not
+   * name a period "no saturation" when saturation is what most of it showed.
+   *
+   * @return the cause; the first cause code when no step was committed
+   */
   Cause majority() {
-    int best = 0;
-    for (int c = 1; c < causeCounts.length; c++) {
-      if (causeCounts[c] > causeCounts[best]) {
-        best = c;
+    int best = mostFrequent(Cause.values());
+    Cause c = Cause.values()[best];
+    if (c != Cause.PER_REQUEST_SLOWDOWN && c != Cause.WORKLOAD_SHIFT) {
+      return c;
+    }
+    int problem = 0;
+    for (int n : causeCounts) {
+      problem += n;
+    }
+    int specific = 0;
+    for (Cause s : SPECIFIC) {
+      specific += causeCounts[s.ordinal()];
+    }
+    return specific * 2 > problem ? Cause.values()[mostFrequent(SPECIFIC)] : c;
+  }
+
+  /** @return the ordinal of the cause of {@code among} with most steps (the first on a tie) */
+  private int mostFrequent(Cause[] among) {
+    int best = among[0].ordinal();
+    for (Cause c : among) {
+      if (causeCounts[c.ordinal()] > causeCounts[best]) {
+        best = c.ordinal();
       }
     }
-    return Cause.values()[best];
+    return best;
   }
 
-  /** @return whether more than half of the period's steps showed a backlog */
-  boolean mostlyBacklog() {
-    return committed.backlogSteps * 2 > committed.steps;
+  /** @return whether more than half of the steps with cause {@code c} showed a backlog */
+  boolean mostlyBacklog(Cause c) {
+    return backlogByCause[c.ordinal()] * 2 > causeCounts[c.ordinal()];
   }
 
-  /** @return whether more than half of the period's steps showed a saturated resource */
-  boolean mostlySaturated() {
-    return committed.resourceSteps * 2 > committed.steps;
+  /** @return whether more than half of the steps with cause {@code c} showed a bottleneck */
+  boolean mostlyBottleneck(Cause c) {
+    return bottleneckByCause[c.ordinal()] * 2 > causeCounts[c.ordinal()];
   }
 
   /**
@@ -202,7 +237,9 @@ final class RunEvidence {
   }
 
   /**
-   * Builds the diagnosis of the period.
+   * Builds the diagnosis of the period. The queue and resource verdicts are read from the
+   * period's steps that had {@code cause} (the ones it was chosen by), so they never contradict
+   * it; the evidence rows describe the whole period.
    *
    * @param cause its cause
    * @param startMs first step, ms
@@ -236,8 +273,7 @@ final class RunEvidence {
     List<Evidence> queueEv = rows(QUEUE, window, queries, config);
     boolean queueKnown = present[Indicator.WAITING.ordinal()]
         || present[Indicator.UPSTREAM_BACKLOG.ordinal()];
-    boolean queueSat = mostlyBacklog() || cause == Cause.UPSTREAM_BACKLOG
-        || cause == Cause.CAPACITY_EXHAUSTED || cause == Cause.CONCURRENCY_LIMIT;
+    boolean queueSat = mostlyBacklog(cause) || cause == Cause.UPSTREAM_BACKLOG;
     List<Evidence> resEv = rows(RESOURCE, window, queries, config);
     boolean resKnown = present[Indicator.GPU_UTIL.ordinal()]
         || present[Indicator.KV_CACHE_USAGE.ordinal()];
@@ -246,7 +282,7 @@ final class RunEvidence {
             : "normal", latencyEv),
         new ChainLayer("queue", !queueKnown ? "unknown" : queueSat ? "saturated" : "normal",
             queueEv),
-        new ChainLayer("resource", !resKnown ? "unknown" : mostlySaturated() ? "saturated"
+        new ChainLayer("resource", !resKnown ? "unknown" : mostlyBottleneck(cause) ? "saturated"
             : "normal", resEv));
     String severity = severity(cause, latencyEv);
     String id = targetId + "/" + cause.name().toLowerCase(java.util.Locale.ROOT) + "/" + startMs;

@@ -23,30 +23,35 @@ final class Summaries {
         }
       }
     }
-    String lead;
-    switch (cause) {
-      case CAPACITY_EXHAUSTED: lead = "Capacity exhausted"; break;
-      case CONCURRENCY_LIMIT: lead = "Requests queue while the GPU has headroom"; break;
-      case KV_CACHE_PRESSURE: lead = "KV cache full, requests preempted"; break;
-      case GPU_COMPUTE_BOUND: lead = "GPU compute bound"; break;
-      case PER_REQUEST_SLOWDOWN: lead = "Each request got slower with no queue and no saturation";
-        break;
-      case WORKLOAD_SHIFT: lead = "Requests got longer"; break;
-      case UPSTREAM_BACKLOG: lead = "Upstream Kafka backlog growing while inference keeps up";
-        break;
-      case MONITORING_GAP: lead = "Scrapes missing"; break;
-      case REMOTE_WRITE_STOPPED: lead = "No samples from any target: remote write stopped"; break;
-      case VERSION_REGRESSION: lead = "New model version slower"; break;
-      case CARDINALITY_EXPLOSION: lead = "Series of one metric exploding"; break;
-      default: lead = cause.name();
-    }
-    StringBuilder sb = new StringBuilder(lead);
+    StringBuilder sb = new StringBuilder(lead(cause));
     if (!facts.isEmpty()) {
       sb.append(": ").append(String.join(", ", facts));
     }
     sb.append(" for ").append(Diagnoser.duration(roundDuration(durationMs)));
     sb.append("; ").append(cause.recommendations().get(0)).append('.');
     return sb.toString();
+  }
+
+  /**
+   * @param cause a cause
+   * @return the words a summary of that cause opens with, e.g. "KV cache full, requests
+   *     preempted"
+   */
+  static String lead(Cause cause) {
+    switch (cause) {
+      case CAPACITY_EXHAUSTED: return "Capacity exhausted";
+      case CONCURRENCY_LIMIT: return "Requests queue while the GPU has headroom";
+      case KV_CACHE_PRESSURE: return "KV cache full, requests preempted";
+      case GPU_COMPUTE_BOUND: return "GPU compute bound";
+      case PER_REQUEST_SLOWDOWN: return "Each request got slower with no queue and no saturation";
+      case WORKLOAD_SHIFT: return "Requests got longer";
+      case UPSTREAM_BACKLOG: return "Upstream Kafka backlog growing while inference keeps up";
+      case MONITORING_GAP: return "Scrapes missing";
+      case REMOTE_WRITE_STOPPED: return "No samples from any target: remote write stopped";
+      case VERSION_REGRESSION: return "New model version slower";
+      case CARDINALITY_EXPLOSION: return "Series of one metric exploding";
+      default: return cause.name();
+    }
   }
 
   private static long roundDuration(long ms) {

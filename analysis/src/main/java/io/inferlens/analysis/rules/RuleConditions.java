@@ -25,8 +25,8 @@ import java.util.Map;
  *   <li>queue backed up: waiting ≥ {@code waitingBacklog} (1) and ≥ {@code waitingPerRunning}
  *       (0.1) × running, or queue time P95 above its SLO;
  *   <li>GPU saturated: utilisation ≥ 90 %; KV saturated: usage ≥ 0.90;
- *   <li>KV pressure: KV saturated and preemptions above {@code preemptionRatePerSecond} and at
- *       least {@code preemptionsPerRequest} × the request rate;
+ *   <li>KV pressure: KV saturated and preemptions above {@code preemptionRatePerSecond}, and,
+ *       while the queue is backed up, at least {@code preemptionsPerRequest} × the request rate;
  *   <li>workload shift: prompt or generation length above {@code workloadShiftRatio} × baseline;
  *   <li>upstream backlog: Kafka lag ≥ {@code upstreamMinLag} (1000) and rising, {@code deriv}
  *       over the rate window &gt; 0 (the classifier compares with the lag {@code for} ago).
@@ -110,11 +110,13 @@ final class RuleConditions {
           + num(config.preemptionRatePerSecond()) + ")";
       String words = kv.words() + " with preemptions above " + num(config.preemptionRatePerSecond())
           + "/s";
-      if (req != null) {
-        expr += " and on() (" + p + " >= " + num(config.preemptionsPerRequest()) + " * (" + req
-            + "))";
-        words += " and at least one per " + num(1 / config.preemptionsPerRequest())
-            + " finished requests";
+      if (req != null && backlog != null) {
+        // The per-request quota only separates KV pressure from exhausted capacity under a
+        // queue: without one, any preemption at a full cache is KV pressure.
+        expr += " and on() ((" + p + " >= " + num(config.preemptionsPerRequest()) + " * (" + req
+            + ")) or on() (vector(1) unless on() " + backlog.promql() + "))";
+        words += " and, while the queue is backed up, at least one per "
+            + num(1 / config.preemptionsPerRequest()) + " finished requests";
       }
       kvPressure = new Condition("KV-cache pressure", "No KV-cache pressure", expr + ")", words);
     } else {

@@ -48,9 +48,14 @@ class DiagnoserTest {
   static final AnalysisConfig CONFIG = AnalysisConfig.defaults()
       .withTiming(STEP, 300_000, 300_000, 1_800_000, 900_000);
 
+  /** Diagnoses a frame; every diagnosis of every test must agree with its own chain. */
   static Diagnoser.Result run(IndicatorFrame f) {
-    return new Diagnoser(CONFIG).diagnose(f, 0, "t1",
+    Diagnoser.Result r = new Diagnoser(CONFIG).diagnose(f, 0, "t1",
         Map.of("job", "vllm", "instance", "a:8000"));
+    for (Diagnosis d : r.diagnoses()) {
+      assertThat(ChainConsistency.problems(d)).as("%s: %s", d.cause(), d.summary()).isEmpty();
+    }
+    return r;
   }
 
   static List<Cause> causes(Diagnoser.Result r) {
@@ -110,6 +115,75 @@ class DiagnoserTest {
         .put(Indicator.TPOT_P95, 0.035, 0.09).put(Indicator.KV_CACHE_USAGE, 0.4, 0.97)
         .put(Indicator.PREEMPTIONS, 0, 0.5).put(Indicator.GPU_UTIL, 60, 75);
     assertThat(causes(run(b.f))).containsExactly(Cause.KV_CACHE_PRESSURE);
+  }
+
+  /**
+   * The measured vLLM 0.6 case, in the second model ({@link V0KvTraffic}): KV 0.97–0.98,
+   * preemptions 0 → 0.15/s, ITL ×3.5, waiting mostly 0. At 10 and 20 finished requests/s that is
+   * fewer than one preemption per 50 requests, which the old rule took for no KV pressure.
+   */
+  @Test
+  void v0KvPressureIsKvCachePressureAtAnyRequestRate() {
+    for (double rate : new double[] {0.3, 2, 10, 20}) {
+      double demand = 1 / (1 - 0.15 / rate);
+      for (boolean gpu : new boolean[] {false, true}) {
+        Diagnoser.Result r = run(V0KvTraffic.frame(rate, 0.6, demand, 3.5, gpu));
+        assertThat(causes(r)).as("%s requests/s, gpu %s", rate, gpu)
+            .containsExactly(Cause.KV_CACHE_PRESSURE);
+        Diagnosis d = r.diagnoses().get(0);
+        assertThat(d.chain()).extracting(ChainLayer::layer, ChainLayer::verdict).containsExactly(
+            org.assertj.core.groups.Tuple.tuple("latency", "breached"),
+            org.assertj.core.groups.Tuple.tuple("queue", "normal"),
+            org.assertj.core.groups.Tuple.tuple("resource", "saturated"));
+        Evidence pre = d.chain().get(2).evidence().stream()
+            .filter(e -> e.signal().equals("preemptions")).findFirst().orElseThrow();
+        assertThat(pre.high()).as("%s requests/s", rate).isBetween(0.14, 0.16);
+        assertThat(d.summary()).startsWith("KV cache full, requests preempted").contains("KV cache 9");
+      }
+    }
+  }
+
+  /** A V0 engine at a high but normal KV usage (0.85, no preemptions) is not a problem. */
+  @Test
+  void v0AtHighButNormalKvUsageHasNoDiagnosis() {
+    for (double rate : new double[] {0.3, 2, 10}) {
+      assertThat(run(V0KvTraffic.frame(rate, 0.85, 0.85, 1, true)).diagnoses())
+          .as("%s requests/s", rate).isEmpty();
+    }
+  }
+
+  /** Slower tokens at KV 0.85 without preemptions: no KV pressure, and nothing saturated. */
+  @Test
+  void v0SlowdownBelowAFullKvCacheIsNotKvPressure() {
+    Diagnoser.Result r = run(V0KvTraffic.frame(2, 0.85, 0.85, 3, false));
+    assertThat(causes(r)).doesNotContain(Cause.KV_CACHE_PRESSURE).isNotEmpty();
+    assertThat(r.diagnoses().get(0).chain().get(2).verdict()).isEqualTo("normal");
+  }
+
+  /**
+   * A full KV cache that neither preempts nor keeps a queue limits nothing: the period is a
+   * slowdown and its resource layer says normal, not saturated under a "no saturation" summary.
+   */
+  @Test
+  void fullKvWithoutPreemptionsOrQueueIsNotASaturatedResource() {
+    FrameBuilder b = new FrameBuilder().healthyEngine()
+        .put(Indicator.TPOT_P95, 0.035, 0.09).put(Indicator.KV_CACHE_USAGE, 0.4, 0.96);
+    Diagnoser.Result r = run(b.f);
+    assertThat(causes(r)).containsExactly(Cause.PER_REQUEST_SLOWDOWN);
+    assertThat(r.diagnoses().get(0).chain().get(2).verdict()).isEqualTo("normal");
+  }
+
+  /**
+   * Full KV with a queue and only a trickle of preemptions (one per 100 finished requests) is
+   * exhausted capacity, not KV pressure: with a backlog the rate per request decides.
+   */
+  @Test
+  void fullKvWithQueueAndATrickleOfPreemptionsIsCapacityExhausted() {
+    FrameBuilder b = new FrameBuilder().healthyEngine()
+        .put(Indicator.E2E_P95, 3, 12).put(Indicator.TTFT_P95, 0.3, 3)
+        .put(Indicator.WAITING, 0, 20).put(Indicator.KV_CACHE_USAGE, 0.3, 0.95)
+        .put(Indicator.REQUEST_RATE, 10, 10).put(Indicator.PREEMPTIONS, 0, 0.1);
+    assertThat(causes(run(b.f))).containsExactly(Cause.CAPACITY_EXHAUSTED);
   }
 
   @Test
