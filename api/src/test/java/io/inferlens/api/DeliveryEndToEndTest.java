@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.linecorp.armeria.common.HttpResponse;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.server.Server;
+import io.inferlens.analysis.diagnose.ChainConsistency;
+import io.inferlens.analysis.diagnose.Diagnosis;
 import io.inferlens.simulator.Scenario;
 import io.inferlens.simulator.Stack;
 import java.net.InetSocketAddress;
@@ -102,6 +104,16 @@ class DeliveryEndToEndTest {
 
   private void replayAndCheck(InferLensServer server, List<Received> received) throws Exception {
     URI base = URI.create("http://127.0.0.1:" + server.port());
+    // Every incident handed to the notifier must say something true: its cause, summary and
+    // chain agree.
+    List<String> untrue = new CopyOnWriteArrayList<>();
+    server.addIncidentListener((incidents, nowMs) -> {
+      for (Diagnosis d : incidents) {
+        for (String problem : ChainConsistency.problems(d)) {
+          untrue.add(d.id() + ": " + problem);
+        }
+      }
+    });
     // The data ends now: three hours of it, written as fast as the server takes it.
     long endMs = System.currentTimeMillis() / 15_000 * 15_000;
     long startMs = endMs - Math.round((LEAD_IN_S + DURATION_S) * 1000);
@@ -173,6 +185,7 @@ class DeliveryEndToEndTest {
       assertThat(firstAt.get(key)).as("%s paged %d ms after its data arrived", key,
           firstAt.get(key) - dataArrived).isLessThanOrEqualTo(due);
     }
+    assertThat(untrue).as("pages whose summary contradicts their chain").isEmpty();
     // The silence: one condition of the sender, no gap per target.
     assertThat(firstAt.keySet()).filteredOn(k -> k.startsWith("MONITORING_GAP "))
         .containsExactly("MONITORING_GAP " + gapHost + ":8000");
@@ -182,7 +195,7 @@ class DeliveryEndToEndTest {
     // Told from the clock, after the last write: a replay's old samples are not a silence.
     assertThat(firstAt.get(stopped.get(0))).isGreaterThan(replayEnd + 50_000L);
     assertThat(firstFiring.get(stopped.get(0)).get(0).path("annotations").path("summary")
-        .asText()).contains("since the last one at " + Instant.ofEpochMilli(endMs));
+        .asText()).contains("since the last sample at " + Instant.ofEpochMilli(endMs));
     // The ongoing faults stay open through it, stale, and none was resolved.
     JsonNode incidents = JSON.readTree(Requests.get(base.resolve(
         "/api/v1/diagnoses?start=" + startMs / 1000 + "&end=" + System.currentTimeMillis() / 1000))
@@ -218,7 +231,7 @@ class DeliveryEndToEndTest {
     List<Play> plays = new ArrayList<>();
     for (Stack stack : Stack.values()) {
       String fault = switch (stack) {
-        case VLLM_0_10 -> "kv-pressure";
+        case VLLM_0_6, VLLM_0_10 -> "kv-pressure";
         case SGLANG -> "per-request-slowdown";
         default -> "peak-saturation";
       };

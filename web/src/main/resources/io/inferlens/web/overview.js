@@ -55,7 +55,8 @@ export async function renderOverview(app, _parts, stale) {
         open.length ? h('ul', { class: 'plain' }, open.map(d => h('li', {},
           h('a', { href: diagnosisLink(d, t.id), class: 'diag-link', 'data-cause': d.cause },
             (d.severity === 'critical' ? '▲ ' : '◆ ') + d.cause),
-          h('span', { class: 'muted small' }, ' since ' + new Date(d.start).toLocaleTimeString()))))
+          h('span', { class: 'muted small' }, ' since ' + new Date(d.start).toLocaleTimeString()),
+          d.stale ? [' ', h('span', { class: 'badge unknown', 'data-stale': 'true', title: 'no data since: neither extended nor resolved' }, 'stale')] : null)))
           : h('span', { class: 'muted' }, 'none'),
         earlier ? h('div', { class: 'muted small' }, `${earlier} resolved in range`) : null),
       cells);
@@ -71,7 +72,13 @@ export async function renderOverview(app, _parts, stale) {
   const banner = exploding.length ? h('p', { class: 'card explosion', id: 'cardinality-banner', role: 'alert' },
     h('strong', {}, '▲ CARDINALITY_EXPLOSION '), exploding.map(d => d.target.metric).join(', '), ' · ',
     h('a', { href: link('/cardinality') }, 'see the top offenders')) : null;
-  app.replaceChildren(...[h('h1', {}, 'Inference health'), banner,
+  // The sender stopped: every value below is the last one received, not the present.
+  const stopped = diag.diagnoses.find(d => d.cause === 'REMOTE_WRITE_STOPPED' && d.end == null);
+  const silence = stopped ? h('p', { class: 'card explosion', id: 'stopped-banner', role: 'alert' },
+    h('strong', {}, '◆ REMOTE_WRITE_STOPPED '), stopped.summary, ' · ',
+    h('a', { href: link('/incidents/' + encodeURIComponent(stopped.id)) }, 'the incident'),
+    ' · the values below are the last received') : null;
+  app.replaceChildren(...[h('h1', {}, 'Inference health'), silence, banner,
     list.length ? table : h('p', { class: 'muted' }, current().params.tenant
       ? `No targets of tenant ${current().params.tenant} have samples in this range. Point Prometheus remote_write at /api/v1/write with the header X-Scope-OrgID: ${current().params.tenant} (or ?tenant=${current().params.tenant} in its URL).`
       : 'No targets have samples in this range. Point Prometheus remote_write at /api/v1/write.')]
@@ -98,7 +105,8 @@ export async function renderOverview(app, _parts, stale) {
         cell.querySelector('.spark-value').textContent = 'no data';
         return;
       }
-      cell.querySelector('.spark-value').textContent = fmt(last(raw), s.unit);
+      cell.querySelector('.spark-value').textContent = fmt(last(raw), s.unit)
+        + (stopped ? ' (stale)' : '');
       sparkline(cell.querySelector('.spark-box'), data.timestamps, raw);
     });
   });

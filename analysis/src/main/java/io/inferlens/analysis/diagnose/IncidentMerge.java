@@ -150,7 +150,7 @@ public final class IncidentMerge {
       end = end == null || g.endMs() == null ? null : Math.max(end, g.endMs());
     }
     String summary = String.format(Locale.ROOT,
-        "No samples from any of the %d targets at once: remote write stopped; %s.",
+        "%s: all %d targets went quiet at once; %s.", Summaries.lead(Cause.REMOTE_WRITE_STOPPED),
         cluster.size(), Cause.REMOTE_WRITE_STOPPED.recommendations().get(0));
     return stoppedDiagnosis(targets, start, end, summary);
   }
@@ -176,8 +176,9 @@ public final class IncidentMerge {
     Map<String, String> common = commonLabels(targets);
     String who = common.isEmpty() ? "the sender" : "the sender of " + common;
     String summary = String.format(Locale.ROOT,
-        "Remote write stopped: no samples from %s (%d targets) since the last one at %s; %s.",
-        who, targets.size(), java.time.Instant.ofEpochMilli(lastSampleMs),
+        "%s: nothing from %s (%d targets) since the last sample at %s; %s.",
+        Summaries.lead(Cause.REMOTE_WRITE_STOPPED), who, targets.size(),
+        java.time.Instant.ofEpochMilli(lastSampleMs),
         Cause.REMOTE_WRITE_STOPPED.recommendations().get(0));
     return stoppedDiagnosis(targets, startMs, endMs, summary);
   }

@@ -113,7 +113,7 @@ class IncidentEvaluatorTest {
         d -> d.cause() == Cause.REMOTE_WRITE_STOPPED);
     assertThat(stopped).hasSize(1);
     assertThat(stopped.get(0).open()).isTrue();
-    assertThat(stopped.get(0).diagnosis().summary()).contains("since the last one at");
+    assertThat(stopped.get(0).diagnosis().summary()).contains("since the last sample at");
 
     // A restart: the journal is read back and the evaluator goes on with the same incident.
     store.close();
