@@ -203,8 +203,10 @@ class AlertmanagerNotifierTest {
         .contains("queue saturated: waiting 12 requests").contains("resource saturated");
     assertThat(ann.path("recommendations").asText())
         .isEqualTo(String.join("\n", Cause.CAPACITY_EXHAUSTED.recommendations()));
+    // Query values: URLSearchParams decodes them to the target's and the incident's ids.
     assertThat(ann.path("runbook_url").asText()).isEqualTo(EXTERNAL
-        + "/#/incidents?cause=CAPACITY_EXHAUSTED&target=vllm~10.0.0.2%3A8000~Qwen%2FQwen3-8B");
+        + "/#/incidents?cause=CAPACITY_EXHAUSTED&target=vllm~10.0.0.2%253A8000~Qwen%252FQwen3-8B"
+        + "&id=vllm~10.0.0.2%253A8000~Qwen%252FQwen3-8B%2Fcapacity_exhausted%2F" + start);
     assertThat(firing.path("generatorURL").asText()).isEqualTo(EXTERNAL + "/#/incidents/"
         + URLEncoder.encode(open.id(), StandardCharsets.UTF_8).replace("%7E", "~"));
     assertThat(Instant.parse(firing.path("startsAt").asText()).toEpochMilli()).isEqualTo(start);

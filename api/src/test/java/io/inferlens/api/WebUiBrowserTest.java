@@ -492,9 +492,36 @@ class WebUiBrowserTest {
     driver.get("about:blank");
     open(base, "#/incidents?cause=KV_CACHE_PRESSURE&target=10.0.0.2");
     assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr"))).isEmpty();
+    // an alert's runbook_url, as Alerts builds it: that incident only, under its cause and
+    // target filters, which match it (the ids come back from URLSearchParams as they are)
+    String runbook = Alerts.runbookUrl(base.toString(), d, null);
+    driver.get("about:blank");
+    open(base, runbook.substring(runbook.indexOf('#')));
+    assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr")))
+        .extracting(r -> r.getAttribute("data-id")).containsExactly(id);
+    assertThat(driver.findElement(By.name("target")).getAttribute("value")).isEqualTo(peakId);
+    assertThat(new Select(driver.findElement(By.name("cause"))).getFirstSelectedOption()
+        .getText()).isEqualTo("CAPACITY_EXHAUSTED");
+    // "show all that match" drops the id and keeps the filters, which still find it
+    driver.findElement(By.id("all-incidents")).click();
+    new WebDriverWait(driver, Duration.ofSeconds(20)).until(x ->
+        x.findElements(By.id("all-incidents")).isEmpty());
+    awaitReady();
+    assertThat(driver.getCurrentUrl()).doesNotContain("id=");
+    assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr")))
+        .extracting(r -> r.getAttribute("data-id")).contains(id)
+        .allMatch(r -> r.startsWith(peakId + "/capacity_exhausted/"));
+    // the exported rules' runbook_url (cause and target, no incident)
+    String ruleLink = io.inferlens.analysis.rules.AlertText.runbookUrl(base.toString(),
+        d.cause(), peakId);
+    driver.get("about:blank");
+    open(base, ruleLink.substring(ruleLink.indexOf('#')));
+    assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr")))
+        .extracting(r -> r.getAttribute("data-id")).contains(id);
     // the Alertmanager generatorURL's form: the id encoded as one segment
     driver.get("about:blank");
-    open(base, "#/incidents/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8));
+    String generator = Alerts.incidentUrl(base.toString(), id);
+    open(base, generator.substring(generator.indexOf('#')));
     assertThat(driver.findElement(By.tagName("h1")).getText()).isEqualTo("CAPACITY_EXHAUSTED");
     assertThat(driver.findElements(By.cssSelector("div.layer"))).extracting(
         l -> l.getAttribute("data-layer")).containsExactly("latency", "queue", "resource");
