@@ -45,6 +45,16 @@ import org.slf4j.LoggerFactory;
  *   <li>a resolved incident is sent with {@code endsAt} = its last held step, and re-sent every
  *       resend delay for the 15 minutes the evaluator keeps reporting it;
  *   <li>an incident that disappears while firing (merged into another) is sent resolved now;
+ *   <li>one alert per label set, as Prometheus's rule keeps one: of the incidents with the same
+ *       labels (an incident resolved, then another opened on the same target and cause) only
+ *       the firing one, else the one that started last, is sent; a resolved copy sent after the
+ *       firing one would end it in Alertmanager, which keeps one alert per label set;
+ *   <li>an incident first seen already resolved (found late: data replayed after an outage) is
+ *       sent firing, with its real {@code startsAt} and the annotation {@value #ENDED_AT}, then
+ *       resolved with its real {@code endsAt} one resend delay later: Alertmanager notifies a
+ *       resolved alert only after it notified it firing (its group_wait must be shorter than
+ *       the resend delay, as the defaults 30 s and 1 min are). Not on the first evaluation after
+ *       a start, whose resolved incidents a previous run may have sent;
  *   <li>external labels are added where the alert lacks the name;
  *   <li>with {@code --multitenancy}, each tenant's evaluator reports through
  *       {@link #forTenant(String)}: its alerts carry the label {@code tenant} and their links
@@ -82,8 +92,19 @@ public final class AlertmanagerNotifier implements IncidentEvaluator.Listener, A
   /** Longest retry delay, ms. */
   static final long MAX_BACKOFF_MS = 30_000;
 
-  /** What was last sent for one incident. */
-  private record Sent(long atMs, Map<String, String> labels, boolean resolved, ObjectNode alert) {}
+  /** Annotation of an incident found after it ended: its end, RFC 3339. */
+  static final String ENDED_AT = "ended_at";
+
+  /**
+   * What was last sent for one incident.
+   *
+   * @param atMs when, ms (the notifier's clock)
+   * @param resolved sent resolved, or nothing to end in Alertmanager
+   * @param announced sent firing although already resolved (found late)
+   * @param alert what was sent, or null when nothing was
+   */
+  private record Sent(long atMs, Map<String, String> labels, boolean resolved, boolean announced,
+      ObjectNode alert) {}
 
   private final AlertingConfig config;
   private final long validForMs;
@@ -148,35 +169,69 @@ public final class AlertmanagerNotifier implements IncidentEvaluator.Listener, A
    * @param nowMs the evaluator's time, ms (unused)
    */
   synchronized void evaluated(String tenant, List<Diagnosis> incidents, long nowMs) {
-    Map<String, Sent> sent = this.sent.computeIfAbsent(tenant == null ? "" : tenant,
-        t -> new HashMap<>());
+    String key = tenant == null ? "" : tenant;
+    // The first evaluation after a start reports what resolved in the last 15 minutes, which a
+    // previous run may have sent already: only later first sightings were found late.
+    boolean firstEvaluation = !this.sent.containsKey(key);
+    Map<String, Sent> sent = this.sent.computeIfAbsent(key, t -> new HashMap<>());
     long now = clock.millis();
-    List<ObjectNode> out = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
+    Map<String, Current> byId = new LinkedHashMap<>();
     for (Diagnosis d : incidents) {
-      if (!seen.add(d.id())) {
+      if (byId.containsKey(d.id())) {
         continue;
       }
       Alerts.Alert a = Alerts.of(d, config.externalUrl(), tenant);
-      Map<String, String> labels = withExternalLabels(a.labels());
-      boolean firing = d.endMs() == null;
       Sent last = sent.get(d.id());
-      boolean relabelled = last != null && !last.labels().equals(labels);
-      if (relabelled && !last.resolved()) {
+      boolean announce = d.endMs() != null && (last == null ? !firstEvaluation
+          : last.announced() && !last.resolved() && now - last.atMs() < config.resendDelayMs());
+      byId.put(d.id(), new Current(d, a, withExternalLabels(a.labels()),
+          d.endMs() == null || announce, announce));
+    }
+    // One alert per label set, as Prometheus's rule keeps one: a resolved copy sent after the
+    // firing one would end it in Alertmanager (it replaces or merges into it).
+    Map<Map<String, String>, Current> owners = new HashMap<>();
+    for (Current c : byId.values()) {
+      owners.merge(c.labels(), c, (x, y) -> speaksFor(y, x) ? y : x);
+    }
+    Set<Map<String, String>> firingLabels = new HashSet<>();
+    owners.values().stream().filter(Current::firing).forEach(c -> firingLabels.add(c.labels()));
+    // Label sets whose firing alert was another incident's, now resolved: end them now.
+    Set<Map<String, String>> endedHere = new HashSet<>();
+    for (Current c : byId.values()) {
+      Sent last = sent.get(c.d().id());
+      if (owners.get(c.labels()) != c && last != null && !last.resolved()
+          && last.labels().equals(c.labels()) && !firingLabels.contains(c.labels())) {
+        endedHere.add(c.labels());
+      }
+    }
+    List<ObjectNode> out = new ArrayList<>();
+    for (Current c : byId.values()) {
+      Sent last = sent.get(c.d().id());
+      boolean relabelled = last != null && !last.labels().equals(c.labels());
+      if (relabelled && !last.resolved() && !firingLabels.contains(last.labels())) {
         out.add(endedAt(last.alert(), now));
       }
-      if (last == null || relabelled || last.resolved() == firing
-          || now - last.atMs() >= config.resendDelayMs()) {
-        long endsAt = firing ? now + validForMs : Math.max(d.endMs(), d.startMs());
-        ObjectNode node = alertJson(labels, a, endsAt);
+      if (owners.get(c.labels()) != c) {
+        // Another incident speaks for these labels; this one is done in Alertmanager.
+        sent.put(c.d().id(), new Sent(now, c.labels(), true, false, null));
+        continue;
+      }
+      if (last == null || relabelled || last.resolved() == c.firing()
+          || endedHere.contains(c.labels()) || now - last.atMs() >= config.resendDelayMs()) {
+        long endsAt = c.firing() ? now + validForMs : Math.max(c.d().endMs(), c.d().startMs());
+        ObjectNode node = alertJson(c.labels(), c.a(), endsAt);
+        if (c.announced()) {
+          ((ObjectNode) node.get("annotations")).put(ENDED_AT,
+              Instant.ofEpochMilli(Math.max(c.d().endMs(), c.d().startMs())).toString());
+        }
         out.add(node);
-        sent.put(d.id(), new Sent(now, labels, !firing, node));
+        sent.put(c.d().id(), new Sent(now, c.labels(), !c.firing(), c.announced(), node));
       }
     }
     for (Iterator<Map.Entry<String, Sent>> it = sent.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, Sent> e = it.next();
-      if (!seen.contains(e.getKey())) {
-        if (!e.getValue().resolved()) {
+      if (!byId.containsKey(e.getKey())) {
+        if (!e.getValue().resolved() && !firingLabels.contains(e.getValue().labels())) {
           out.add(endedAt(e.getValue().alert(), now));
         }
         it.remove();
@@ -187,6 +242,26 @@ public final class AlertmanagerNotifier implements IncidentEvaluator.Listener, A
         s.enqueue(out);
       }
     }
+  }
+
+  /**
+   * One incident in this evaluation.
+   *
+   * @param firing whether it is sent firing: open, or {@code announced}
+   * @param announced found after it had ended, and sent firing for one resend delay
+   */
+  private record Current(Diagnosis d, Alerts.Alert a, Map<String, String> labels, boolean firing,
+      boolean announced) {}
+
+  /** Whether {@code a} rather than {@code b} is the alert of their common label set. */
+  private static boolean speaksFor(Current a, Current b) {
+    if (a.firing() != b.firing()) {
+      return a.firing();
+    }
+    if (a.d().startMs() != b.d().startMs()) {
+      return a.d().startMs() > b.d().startMs();
+    }
+    return a.d().id().compareTo(b.d().id()) > 0;
   }
 
   private Map<String, String> withExternalLabels(Map<String, String> labels) {

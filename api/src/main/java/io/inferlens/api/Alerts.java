@@ -20,7 +20,7 @@ import java.util.Map;
  * {@code inferlens_cause} (the cause again, as the exported rules carry it). Annotations:
  * {@code summary}, {@code description} (the latency → queue → resource chain, one line per
  * layer), {@code recommendations} (one per line, most effective first), {@code runbook_url}
- * (the incidents page filtered to the cause and target). External labels are not here: the
+ * (the incidents page on this incident, filtered to its cause and target). External labels are not here: the
  * notifier adds them, as Prometheus's notifier does (notifier/notifier.go), so that the query
  * API shows the alert as the rule produced it.
  */
@@ -78,8 +78,7 @@ final class Alerts {
       rec.append(rec.length() == 0 ? "" : "\n").append(r);
     }
     ann.put("recommendations", rec.toString());
-    ann.put("runbook_url", externalUrl + "/#/incidents?cause=" + d.cause().name() + "&target="
-        + targetId(d) + (tenant == null ? "" : "&tenant=" + component(tenant)));
+    ann.put("runbook_url", runbookUrl(externalUrl, d, tenant));
     return new Alert(labels, ann, d.startMs(), headline(d),
         incidentUrl(externalUrl, d.id(), tenant));
   }
@@ -106,11 +105,25 @@ final class Alerts {
     return incidentUrl(externalUrl, id) + (tenant == null ? "" : "?tenant=" + component(tenant));
   }
 
-  /** A tenant id as JavaScript's {@code encodeURIComponent} spells it. */
+  /**
+   * @param externalUrl where users reach InferLens, without a trailing slash
+   * @param d the incident
+   * @param tenant its tenant, or null
+   * @return {@code <externalUrl>/#/incidents?cause=<CAUSE>&target=<target id>&id=<incident
+   *     id>[&tenant=<tenant>]}, each value encoded as JavaScript's {@code encodeURIComponent}
+   *     does: the UI's {@code URLSearchParams} decodes them to the ids themselves (which are
+   *     percent-encoded already), so the list opens on that incident, filtered to its cause
+   *     and target
+   */
+  static String runbookUrl(String externalUrl, Diagnosis d, String tenant) {
+    return externalUrl + "/#/incidents?cause=" + d.cause().name() + "&target="
+        + component(targetId(d)) + "&id=" + component(d.id())
+        + (tenant == null ? "" : "&tenant=" + component(tenant));
+  }
+
+  /** {@code s} as JavaScript's {@code encodeURIComponent} spells it. */
   private static String component(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20").replace("%7E", "~")
-        .replace("%21", "!").replace("%27", "'").replace("%28", "(").replace("%29", ")")
-        .replace("%2A", "*");
+    return io.inferlens.analysis.rules.AlertText.uriComponent(s);
   }
 
   /**

@@ -19,7 +19,7 @@ import java.util.Map;
  *
  * <p>{@code GET /api/v1/dashboard?target=ID&signal=e2e_p95,waiting,…&start=&end=&step=&smoothing=&n=}
  * → {@code {"target":{…},"id":…,"step":15,"timestamps":[ms…],"signals":[{"signal","unit","raw",
- * "smoothed","threshold","baseline"}…],"diagnoses":[…]}}:
+ * "smoothed","threshold","baseline","basis"}…],"diagnoses":[…]}}:
  *
  * <ul>
  *   <li>{@code signal}: indicator keys ({@code e2e_p95}, {@code waiting}, {@code gpu_util}, …),
@@ -29,7 +29,9 @@ import java.util.Map;
  *       the range has at most {@value #MAX_POINTS} points
  *   <li>{@code smoothing} ({@code ema} default, {@code sma}, {@code none}) and {@code n} (10)
  *       apply to latency indicators (unit {@code s}) only; others return {@code smoothed} equal
- *       to {@code raw}. {@code threshold}/{@code baseline} are null for indicators without one
+ *       to {@code raw}. {@code threshold}/{@code baseline} are null for indicators without one;
+ *       {@code basis} says per step where the threshold came from ({@code slo}, {@code
+ *       baseline}, {@code static} before a baseline exists, null without one)
  *   <li>values are in the indicator's unit ({@code s}, {@code requests}, {@code ratio} 0–1,
  *       {@code %} 0–100, {@code 1/s}, {@code tokens}); null where there is no value
  *   <li>{@code diagnoses}: this target's diagnosed periods overlapping the range, in
@@ -65,6 +67,21 @@ public final class DashboardApi {
   private long step(QueryParams p, TimeParams t) {
     return TimeParams.stepMs(p.get("step"), t.endMs() - t.startMs(), engine.config().stepMs(),
         MAX_POINTS);
+  }
+
+  /**
+   * Where each step's threshold came from, as {@code Evidence.basis} names it: {@code slo},
+   * {@code baseline} (learned), {@code static} (the default limit before a baseline exists), or
+   * null where there is no threshold. The UI fits its axes to the data rather than to a static
+   * default far above it.
+   */
+  private static List<String> basis(double[] thr, double[] base, boolean slo, int from, int len) {
+    List<String> out = new ArrayList<>(len);
+    for (int i = from; i < from + len; i++) {
+      out.add(i >= thr.length || Double.isNaN(thr[i]) ? null : slo ? "slo"
+          : base != null && i < base.length && !Double.isNaN(base[i]) ? "baseline" : "static");
+    }
+    return out;
   }
 
   private Object dashboard(QueryParams p) throws StorageException {
@@ -107,6 +124,7 @@ public final class DashboardApi {
         m.put("smoothed", List.of());
         m.put("threshold", null);
         m.put("baseline", null);
+        m.put("basis", null);
         out.add(m);
         continue;
       }
@@ -124,6 +142,8 @@ public final class DashboardApi {
       double[] base = a.result().baselines().get(ind);
       m.put("threshold", thr == null ? null : slice(thr, from, len));
       m.put("baseline", base == null ? null : slice(base, from, len));
+      m.put("basis", thr == null ? null
+          : basis(thr, base, engine.config().slos().containsKey(ind), from, len));
       out.add(m);
     }
     List<Map<String, Object>> diagnoses = new ArrayList<>();

@@ -181,7 +181,8 @@ class AlertmanagerNotifierTest {
   void firesIsResentAndResolves() throws Exception {
     int port = ExternalProcesses.freePort();
     ExternalProcesses.Prom am = startAm(port, "am");
-    AlertmanagerNotifier n = notifier(am.base(), 1000, 100);
+    // 3 s: the webhook round trip on a loaded machine takes more than 1 s.
+    AlertmanagerNotifier n = notifier(am.base(), 3000, 100);
     long start = System.currentTimeMillis() - 600_000;
     Diagnosis open = diagnosis("10.0.0.2:8000", start, null);
 
@@ -202,8 +203,10 @@ class AlertmanagerNotifierTest {
         .contains("queue saturated: waiting 12 requests").contains("resource saturated");
     assertThat(ann.path("recommendations").asText())
         .isEqualTo(String.join("\n", Cause.CAPACITY_EXHAUSTED.recommendations()));
+    // Query values: URLSearchParams decodes them to the target's and the incident's ids.
     assertThat(ann.path("runbook_url").asText()).isEqualTo(EXTERNAL
-        + "/#/incidents?cause=CAPACITY_EXHAUSTED&target=vllm~10.0.0.2%3A8000~Qwen%2FQwen3-8B");
+        + "/#/incidents?cause=CAPACITY_EXHAUSTED&target=vllm~10.0.0.2%253A8000~Qwen%252FQwen3-8B"
+        + "&id=vllm~10.0.0.2%253A8000~Qwen%252FQwen3-8B%2Fcapacity_exhausted%2F" + start);
     assertThat(firing.path("generatorURL").asText()).isEqualTo(EXTERNAL + "/#/incidents/"
         + URLEncoder.encode(open.id(), StandardCharsets.UTF_8).replace("%7E", "~"));
     assertThat(Instant.parse(firing.path("startsAt").asText()).toEpochMilli()).isEqualTo(start);
@@ -216,13 +219,13 @@ class AlertmanagerNotifierTest {
 
     // Due after the resend delay: Alertmanager sees the alert again, valid for longer.
     Instant firstEnds = Instant.parse(amAlerts(am).path(0).path("endsAt").asText());
-    Thread.sleep(1100);
+    Thread.sleep(3100);
     n.evaluated(List.of(open), System.currentTimeMillis());
     awaitCount("inferlens.notifications.sent", 2, 5_000);
     JsonNode again = amAlerts(am).path(0);
     assertThat(Instant.parse(again.path("endsAt").asText())).isAfter(firstEnds);
     assertThat(again.path("status").path("state").asText()).isEqualTo("active");
-    // 4 × max(resend 1 s, interval 15 s) ahead, as Prometheus's ValidUntil.
+    // 4 × max(resend 3 s, interval 15 s) ahead, as Prometheus's ValidUntil.
     assertThat(Instant.parse(again.path("endsAt").asText()).toEpochMilli()
         - System.currentTimeMillis()).isBetween(50_000L, 61_000L);
 
@@ -232,6 +235,102 @@ class AlertmanagerNotifierTest {
     assertThat(resolved.path("labels")).isEqualTo(labels);
     assertThat(Instant.parse(resolved.path("endsAt").asText()).toEpochMilli()).isEqualTo(end);
     assertThat(count("inferlens.notifications.errors")).isZero();
+  }
+
+  /** Evaluates {@code incidents} every 200 ms, as the evaluator would, until one matches. */
+  private JsonNode evaluateUntil(AlertmanagerNotifier n, List<Diagnosis> incidents,
+      Predicate<JsonNode> alert, long timeoutMs) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    while (true) {
+      n.evaluated(incidents, System.currentTimeMillis());
+      try {
+        return awaitWebhook(alert, 200);
+      } catch (AssertionError e) {
+        if (System.currentTimeMillis() > deadline) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /**
+   * An incident resolves, and another opens on the same target with the same cause (the same
+   * alert labels) while the first is still re-sent resolved: the new one reaches the webhook
+   * within one resend delay (plus Alertmanager's group_wait), not when the re-sending ends.
+   */
+  @Test
+  void anAlertFiringAgainWithTheSameLabelsArrivesAtOnce() throws Exception {
+    int port = ExternalProcesses.freePort();
+    ExternalProcesses.Prom am = startAm(port, "am-refire");
+    long resend = 2_000;
+    AlertmanagerNotifier n = notifier(am.base(), resend, 100);
+    long start = System.currentTimeMillis() - 900_000;
+    long end = System.currentTimeMillis() - 300_000;
+    Diagnosis first = diagnosis("10.0.0.4:8000", start, null);
+    Diagnosis firstResolved = diagnosis("10.0.0.4:8000", start, end);
+    evaluateUntil(n, List.of(first), a -> a.path("status").asText().equals("firing"), 20_000);
+    evaluateUntil(n, List.of(firstResolved), a -> a.path("status").asText().equals("resolved"),
+        20_000);
+
+    long restart = System.currentTimeMillis() - 60_000;
+    Diagnosis second = diagnosis("10.0.0.4:8000", restart, null);
+    // The evaluator's order: open incidents, then those resolved in the last 15 minutes.
+    long t0 = System.currentTimeMillis();
+    JsonNode firing = evaluateUntil(n, List.of(second, firstResolved),
+        a -> a.path("status").asText().equals("firing")
+            && Instant.parse(a.path("startsAt").asText()).toEpochMilli() == restart,
+        resend + 10_000);
+    long took = System.currentTimeMillis() - t0;
+    assertThat(took).as("ms until the webhook got the new alert").isLessThan(resend + 4_000);
+    assertThat(firing.path("labels").path("instance").asText()).isEqualTo("10.0.0.4:8000");
+    // And it stays firing while the old one would still be re-sent.
+    for (int i = 0; i < 3; i++) {
+      Thread.sleep(resend);
+      n.evaluated(List.of(second, firstResolved), System.currentTimeMillis());
+    }
+    Thread.sleep(500);
+    JsonNode inAm = amAlerts(am);
+    assertThat(inAm.size()).isEqualTo(1);
+    assertThat(inAm.path(0).path("status").path("state").asText()).isEqualTo("active");
+    assertThat(count("inferlens.notifications.errors")).isZero();
+  }
+
+  /**
+   * An incident found only after it ended (late data) is sent so that the team hears of it: the
+   * webhook gets it firing with its real startsAt and the annotation ended_at, then resolved
+   * with its real endsAt. On the first evaluation after a start the resolved incidents are sent
+   * resolved only, since a previous run may have announced them.
+   */
+  @Test
+  void anIncidentFoundAfterItEndedIsStillSent() throws Exception {
+    int port = ExternalProcesses.freePort();
+    ExternalProcesses.Prom am = startAm(port, "am-late-found");
+    long resend = 2_000;
+    AlertmanagerNotifier n = notifier(am.base(), resend, 100);
+    long start = System.currentTimeMillis() - 3_600_000;
+    long end = System.currentTimeMillis() - 1_800_000;
+    Diagnosis late = diagnosis("10.0.0.5:8000", start, end);
+    n.evaluated(List.of(), System.currentTimeMillis());
+    n.evaluated(List.of(late), System.currentTimeMillis());
+    JsonNode firing = awaitWebhook(a -> a.path("status").asText().equals("firing"), 20_000);
+    assertThat(Instant.parse(firing.path("startsAt").asText()).toEpochMilli()).as("data time")
+        .isEqualTo(start);
+    assertThat(firing.path("annotations").path(AlertmanagerNotifier.ENDED_AT).asText())
+        .isEqualTo(Instant.ofEpochMilli(end).toString());
+    Thread.sleep(resend);
+    JsonNode resolved = evaluateUntil(n, List.of(late),
+        a -> a.path("status").asText().equals("resolved"), 20_000);
+    assertThat(Instant.parse(resolved.path("startsAt").asText()).toEpochMilli()).isEqualTo(start);
+    assertThat(Instant.parse(resolved.path("endsAt").asText()).toEpochMilli()).isEqualTo(end);
+
+    // A restarted notifier's first evaluation: resolved, not announced again.
+    received.clear();
+    AlertmanagerNotifier restarted = notifier(am.base(), resend, 100);
+    Diagnosis other = diagnosis("10.0.0.6:8000", start, end);
+    restarted.evaluated(List.of(other), System.currentTimeMillis());
+    awaitCount("inferlens.notifications.sent", count("inferlens.notifications.sent") + 1, 5_000);
+    Thread.sleep(3_000);
+    assertThat(received).as("nothing announced after a start").isEmpty();
   }
 
   @Test

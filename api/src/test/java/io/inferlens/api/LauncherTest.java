@@ -31,6 +31,9 @@ class LauncherTest {
   @TempDir Path dir;
 
   private Path layOut() throws IOException {
+    if (Files.exists(dir.resolve("inferlens"))) {
+      return dir.resolve("inferlens");
+    }
     Files.copy(Path.of("src/main/dist/inferlens"), dir.resolve("inferlens"),
         StandardCopyOption.COPY_ATTRIBUTES);
     Files.copy(Path.of("jit-directives.json"), dir.resolve("jit-directives.json"));
@@ -52,10 +55,20 @@ class LauncherTest {
   private record Run(long pid, List<String> lines, String text) {}
 
   private Run run(Map<String, String> env, String... args) throws Exception {
+    return run(true, env, args);
+  }
+
+  /** Runs the launcher; stdout only, stderr discarded, unless {@code withStderr}. */
+  private Run run(boolean withStderr, Map<String, String> env, String... args) throws Exception {
     Path launcher = layOut();
     List<String> cmd = new java.util.ArrayList<>(List.of("bash", launcher.toString()));
     cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    if (withStderr) {
+      pb.redirectErrorStream(true);
+    } else {
+      pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+    }
     pb.environment().remove("MALLOC_ARENA_MAX");
     pb.environment().remove("MALLOC_MMAP_THRESHOLD_");
     pb.environment().remove("INFERLENS_JAVA_OPTS");
@@ -83,6 +96,26 @@ class LauncherTest {
     assertThat(r.lines()).containsSubsequence("arg=serve", "arg=--data-dir",
         "arg=a dir with spaces");
     assertThat(r.text()).doesNotContain("Unrecognized", "Error", "Syntax error");
+  }
+
+  /**
+   * {@code inferlens rules export > rules.yml}: stdout carries only the command's output. The
+   * JVM prints "1 compiler directives added" when it reads the directives file; that must not be
+   * on stdout for {@code serve} (which gets the file), and the other commands do not get it.
+   */
+  @Test
+  void stdoutIsTheCommandsOutputOnly() throws Exception {
+    Run serve = run(false, Map.of(), "serve", "--data-dir", "d");
+    assertThat(serve.lines()).contains(
+        "jvm=-XX:CompilerDirectivesFile=" + dir.resolve("jit-directives.json"));
+    assertThat(serve.lines()).allMatch(l -> l.matches("(pid|jvm|env|arg)=.*"));
+
+    Run export = run(false, Map.of(), "rules", "export", "--url", "http://127.0.0.1:9201");
+    assertThat(export.lines().get(0)).startsWith("pid=");
+    assertThat(export.lines()).allMatch(l -> l.matches("(pid|jvm|env|arg)=.*"));
+    assertThat(export.lines()).noneMatch(l -> l.contains("CompilerDirectivesFile")
+        || l.contains("CompileCommandFile"));
+    assertThat(export.lines()).contains("jvm=-XX:+DisplayVMOutputToStderr", "jvm=-Xmn32m");
   }
 
   @Test

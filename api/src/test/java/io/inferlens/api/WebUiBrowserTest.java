@@ -492,9 +492,36 @@ class WebUiBrowserTest {
     driver.get("about:blank");
     open(base, "#/incidents?cause=KV_CACHE_PRESSURE&target=10.0.0.2");
     assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr"))).isEmpty();
+    // an alert's runbook_url, as Alerts builds it: that incident only, under its cause and
+    // target filters, which match it (the ids come back from URLSearchParams as they are)
+    String runbook = Alerts.runbookUrl(base.toString(), d, null);
+    driver.get("about:blank");
+    open(base, runbook.substring(runbook.indexOf('#')));
+    assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr")))
+        .extracting(r -> r.getAttribute("data-id")).containsExactly(id);
+    assertThat(driver.findElement(By.name("target")).getAttribute("value")).isEqualTo(peakId);
+    assertThat(new Select(driver.findElement(By.name("cause"))).getFirstSelectedOption()
+        .getText()).isEqualTo("CAPACITY_EXHAUSTED");
+    // "show all that match" drops the id and keeps the filters, which still find it
+    driver.findElement(By.id("all-incidents")).click();
+    new WebDriverWait(driver, Duration.ofSeconds(20)).until(x ->
+        x.findElements(By.id("all-incidents")).isEmpty());
+    awaitReady();
+    assertThat(driver.getCurrentUrl()).doesNotContain("id=");
+    assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr")))
+        .extracting(r -> r.getAttribute("data-id")).contains(id)
+        .allMatch(r -> r.startsWith(peakId + "/capacity_exhausted/"));
+    // the exported rules' runbook_url (cause and target, no incident)
+    String ruleLink = io.inferlens.analysis.rules.AlertText.runbookUrl(base.toString(),
+        d.cause(), peakId);
+    driver.get("about:blank");
+    open(base, ruleLink.substring(ruleLink.indexOf('#')));
+    assertThat(driver.findElements(By.cssSelector("table.incidents tbody tr")))
+        .extracting(r -> r.getAttribute("data-id")).contains(id);
     // the Alertmanager generatorURL's form: the id encoded as one segment
     driver.get("about:blank");
-    open(base, "#/incidents/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8));
+    String generator = Alerts.incidentUrl(base.toString(), id);
+    open(base, generator.substring(generator.indexOf('#')));
     assertThat(driver.findElement(By.tagName("h1")).getText()).isEqualTo("CAPACITY_EXHAUSTED");
     assertThat(driver.findElements(By.cssSelector("div.layer"))).extracting(
         l -> l.getAttribute("data-layer")).containsExactly("latency", "queue", "resource");
@@ -719,6 +746,70 @@ class WebUiBrowserTest {
       driver.executeCdpCommand("Browser.setDownloadBehavior", Map.of("behavior", "default"));
       driver.executeCdpCommand("Page.removeScriptToEvaluateOnNewDocument",
           Map.of("identifier", script));
+      driver.get("about:blank");
+    }
+  }
+
+  /**
+   * A target with 40 minutes of data has no baseline yet: its latency thresholds are the static
+   * defaults (600 s E2E, 30 s TTFT, 1 s TPOT), which the dashboard API marks {@code basis}
+   * "static". Far above the data they are not drawn, so each latency chart's y axis fits its
+   * data (at most 8 % above the highest raw value) instead of running to the default.
+   */
+  @Test
+  @Order(12)
+  void chartAxesFitTheDataBeforeABaseline() throws Exception {
+    try (InferLensServer fresh = InferLensServer.start(ServerConfig.forTests(dir.resolve("fresh")),
+        Clock.systemUTC())) {
+      URI freshBase = URI.create("http://127.0.0.1:" + fresh.port());
+      new SimulatedWrites(freshBase).playScenario(Scenario.byId("healthy"), 2400, "10.0.0.7",
+          MODEL, System.currentTimeMillis(), 7);
+      String id = get(freshBase, "/api/v1/targets").get("targets").get(0).get("id").asText();
+      Map<String, Double> rawMax = new java.util.HashMap<>();
+      Map<String, Double> staticThreshold = new java.util.HashMap<>();
+      JsonNode dash = get(freshBase, "/api/v1/dashboard?target=" + java.net.URLEncoder.encode(id,
+          java.nio.charset.StandardCharsets.UTF_8) + "&signal=e2e_p50,e2e_p95,e2e_p99,ttft_p50,"
+          + "ttft_p95,ttft_p99,tpot_p50,tpot_p95,tpot_p99&smoothing=none");
+      for (JsonNode sig : dash.get("signals")) {
+        String chart = sig.get("signal").asText().replaceAll("_p\\d+$", "");
+        for (JsonNode v : sig.get("raw")) {
+          if (!v.isNull()) {
+            rawMax.merge(chart, v.asDouble(), Math::max);
+          }
+        }
+        if (sig.get("signal").asText().endsWith("_p95")) {
+          for (int i = 0; i < sig.get("threshold").size(); i++) {
+            if (!sig.get("threshold").get(i).isNull()) {
+              assertThat(sig.get("basis").get(i).asText()).as("no baseline in 40 minutes")
+                  .isEqualTo("static");
+              staticThreshold.put(chart, sig.get("threshold").get(i).asDouble());
+            }
+          }
+        }
+      }
+      assertThat(staticThreshold).containsEntry("e2e", 600.0).containsEntry("ttft", 30.0)
+          .containsEntry("tpot", 1.0);
+      for (String tab : List.of("live", "ttft")) {
+        driver.get("about:blank");
+        open(freshBase, "#/target/" + id + "?tab=" + tab);
+        for (WebElement c : driver.findElements(By.cssSelector("section.chart"))) {
+          String chart = c.getAttribute("data-chart");
+          if (!staticThreshold.containsKey(chart)) {
+            continue;
+          }
+          String[] r = c.findElement(By.cssSelector("[data-y-range]")).getAttribute("data-y-range")
+              .split(",");
+          double yMax = Double.parseDouble(r[1]);
+          assertThat(rawMax.get(chart)).as("%s data far below its static threshold", chart)
+              .isLessThan(0.5 * staticThreshold.get(chart));
+          assertThat(yMax).as("%s y axis", chart).isGreaterThan(0)
+              .isLessThanOrEqualTo(1.08 * rawMax.get(chart) * 1.001);
+          assertThat(c.findElements(By.cssSelector(".u-legend .u-label")))
+              .extracting(WebElement::getText).as("%s legend", chart)
+              .isNotEmpty().doesNotContain("threshold");
+        }
+      }
+      screenshot("target-before-baseline");
       driver.get("about:blank");
     }
   }

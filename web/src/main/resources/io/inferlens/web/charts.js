@@ -156,6 +156,25 @@ function periodsPlugin(periods) {
   };
 }
 
+/** A static default threshold is drawn only when the data reaches this share of it. */
+export const STATIC_NEAR = 0.5;
+
+/**
+ * The threshold line a chart draws: learned (baseline) and SLO thresholds always; a static default
+ * (basis "static": no baseline yet, e.g. 600 s E2E) only where the data comes within
+ * STATIC_NEAR of it, so that the y axis fits the data instead of a limit far above it.
+ * @param {(number|null)[]} threshold per step, in the chart's unit
+ * @param {(string|null)[]|null} basis per step: 'slo', 'baseline', 'static' or null
+ * @param {(number|null)[][]} lines the chart's data lines
+ * @returns {(number|null)[]} the threshold with far static values nulled
+ */
+export function thresholdToDraw(threshold, basis, lines) {
+  if (!threshold || !basis) return threshold;
+  let max = -Infinity;
+  for (const l of lines) for (const v of l) if (v != null && v > max) max = v;
+  return threshold.map((t, i) => t != null && basis[i] === 'static' && !(max >= STATIC_NEAR * t) ? null : t);
+}
+
 /**
  * A time chart on the page's shared axis.
  * @param {HTMLElement} el container (the chart takes its width)
@@ -200,6 +219,8 @@ export function timeChart(el, o) {
     axes: [{ ...axis }, { ...axis, size: o.unit === 'tokens/s' || o.unit === 'tokens' ? 84 : 64, values: (u, vals) => vals.map(v => fmt(v, o.unit)) }],
     series, bands,
     plugins: [periodsPlugin(o.periods)],
+    // The y range drawn, for tests and for anyone inspecting the page.
+    hooks: { setScale: [(u, key) => { if (key === 'y') el.dataset.yRange = `${u.scales.y.min},${u.scales.y.max}`; }] },
   }, data, el);
   live.add(u);
   return u;

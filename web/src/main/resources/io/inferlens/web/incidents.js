@@ -1,6 +1,7 @@
 // Incidents: the journal's list with filters, and one incident with its evidence, notes, similar
-// past incidents and a Markdown postmortem. Links: #/incidents?cause=X&target=Y (alert
-// runbook_url) and #/incidents/<URL-encoded id> (Alertmanager generatorURL).
+// past incidents and a Markdown postmortem. Links: #/incidents?cause=X&target=Y&id=Z (alert
+// runbook_url; values URL-encoded, so the ids come back as the API spells them) and
+// #/incidents/<URL-encoded id> (Alertmanager generatorURL).
 import { get, postJson, download } from './api.js';
 import { current, link, update, timeRange } from './state.js';
 import { fmt } from './charts.js';
@@ -64,18 +65,26 @@ export async function renderIncidents(app, parts, stale) {
     start: range.start, end: range.end, state, cause: p.cause || undefined,
   });
   if (stale()) return;
-  const rows = data.incidents.filter(i => targetMatches(i, p.target || ''));
+  let rows = data.incidents.filter(i => targetMatches(i, p.target || ''));
+  if (p.id) {
+    // An alert's link names its incident: that one only, fetched by id if older than the range.
+    rows = rows.filter(i => i.id === p.id);
+    if (!rows.length) {
+      rows = await get(apiPath(p.id)).then(i => [i], () => []);
+      if (stale()) return;
+    }
+  }
   const filters = h('form', { class: 'filters', id: 'incident-filters', role: 'search' },
-    h('label', {}, 'State ', h('select', { name: 'state', onchange: e => update({ state: e.target.value === 'all' ? null : e.target.value }) },
+    h('label', {}, 'State ', h('select', { name: 'state', onchange: e => update({ state: e.target.value === 'all' ? null : e.target.value, id: null }) },
       ['all', 'open', 'resolved'].map(s => h('option', { value: s, selected: s === state }, s)))),
     ' ',
-    h('label', {}, 'Cause ', h('select', { name: 'cause', onchange: e => update({ cause: e.target.value || null }) },
+    h('label', {}, 'Cause ', h('select', { name: 'cause', onchange: e => update({ cause: e.target.value || null, id: null }) },
       h('option', { value: '' }, 'any'),
       CAUSES.map(c => h('option', { value: c, selected: c === (p.cause || '').toUpperCase() }, c)))),
     ' ',
     h('label', {}, 'Target ', h('input', { type: 'search', name: 'target', value: p.target || '', placeholder: 'model, instance or label=value',
-      onchange: e => update({ target: e.target.value || null }) })));
-  filters.addEventListener('submit', e => { e.preventDefault(); update({ target: filters.target.value || null }); });
+      onchange: e => update({ target: e.target.value || null, id: null }) })));
+  filters.addEventListener('submit', e => { e.preventDefault(); update({ target: filters.target.value || null, id: null }); });
   const table = rows.length ? h('table', { class: 'incidents', id: 'incidents' },
     h('thead', {}, h('tr', {}, ['state', 'cause', 'severity', 'target', 'start', 'duration', 'summary']
       .map(c => h('th', { scope: 'col' }, c)))),
@@ -88,8 +97,11 @@ export async function renderIncidents(app, parts, stale) {
       h('td', { class: 'num' }, duration(i.start, i.end) + (i.end ? '' : ' so far')),
       h('td', {}, i.summary)))))
     : h('p', { class: 'muted', id: 'no-incidents' }, 'No incidents match in this range.');
+  const only = p.id ? [' · incident ', h('code', {}, p.id), ' · ',
+    h('a', { href: link('/incidents', { state: p.state, cause: p.cause, target: p.target }), id: 'all-incidents' },
+      'show all that match')] : null;
   app.replaceChildren(h('h1', {}, 'Incidents'), filters,
-    h('p', { class: 'muted small' }, `${rows.length} incident${rows.length === 1 ? '' : 's'}, newest first`),
+    h('p', { class: 'muted small' }, `${rows.length} incident${rows.length === 1 ? '' : 's'}, newest first`, only),
     table);
 }
 

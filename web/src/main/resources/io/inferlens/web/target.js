@@ -1,7 +1,7 @@
 // Target page: "Live overview" and "TTFT / TPOT" tabs on one shared, cursor-synchronised axis.
 import { get } from './api.js';
 import { timeRange, link, current } from './state.js';
-import { timeChart, smooth } from './charts.js';
+import { timeChart, smooth, thresholdToDraw } from './charts.js';
 import { h, badge, targetName } from './dom.js';
 import { stateOf, diagnosisLink } from './overview.js';
 
@@ -92,8 +92,10 @@ export async function renderTarget(app, parts, stale) {
         return { label, values: c.latency ? smooth(raw, mode()) : raw };
       });
       const bandSig = c.band && bySignal[c.band];
+      // A static default threshold far above the data would flatten it on the floor.
       timeChart(box, { ts: data.timestamps, unit: c.unit, lines, periods, sync: 'target-' + id,
-        band: bandSig ? { threshold: bandSig.threshold, baseline: bandSig.baseline } : null });
+        band: bandSig ? { threshold: thresholdToDraw(bandSig.threshold, bandSig.basis, lines.map(l => l.values)),
+          baseline: bandSig.baseline } : null });
     };
     const toggle = c.latency ? h('div', { class: 'toggle', role: 'group', 'aria-label': `${c.title} smoothing` },
       ['raw', 'sma', 'ema'].map(m => h('button', { type: 'button', 'data-smoothing': m,

@@ -82,10 +82,25 @@ public final class AlertText {
    * @param externalUrl where users reach InferLens, without a trailing slash
    * @param cause the cause
    * @param targetId the target's id ({@code Target.id()}: URL-safe, percent-encoded)
-   * @return {@code <externalUrl>/#/incidents?cause=<CAUSE>&target=<id>} (escaped)
+   * @return {@code <externalUrl>/#/incidents?cause=<CAUSE>&target=<id>} (escaped), the id
+   *     encoded as a query value ({@link #uriComponent}): the UI's {@code URLSearchParams}
+   *     decodes it back to the id, whose incidents the page lists
    */
   public static String runbookUrl(String externalUrl, Cause cause, String targetId) {
-    return literal(externalUrl + "/#/incidents?cause=" + cause.name() + "&target=" + targetId);
+    return literal(externalUrl + "/#/incidents?cause=" + cause.name() + "&target="
+        + uriComponent(targetId));
+  }
+
+  /**
+   * @param s any text
+   * @return {@code s} as JavaScript's {@code encodeURIComponent} spells it (UTF-8, every
+   *     character but {@code A-Z a-z 0-9 - _ . ! ~ * ' ( )} percent-encoded; {@code %} itself
+   *     becomes {@code %25}, so an already percent-encoded id survives one decoding)
+   */
+  public static String uriComponent(String s) {
+    return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8)
+        .replace("+", "%20").replace("%7E", "~").replace("%21", "!").replace("%27", "'")
+        .replace("%28", "(").replace("%29", ")").replace("%2A", "*");
   }
 
   /**

@@ -111,7 +111,7 @@ class RulesYamlTest {
     annotations.put("recommendations", String.join("\n",
         Cause.CAPACITY_EXHAUSTED.recommendations()));
     annotations.put("runbook_url",
-        "http://il:9201/#/incidents?cause=CAPACITY_EXHAUSTED&target=on~0.5~a%3A%20b");
+        "http://il:9201/#/incidents?cause=CAPACITY_EXHAUSTED&target=on~0.5~a%253A%2520b");
     Map<String, Object> alert = new LinkedHashMap<>();
     alert.put("exp_labels", labels);
     alert.put("exp_annotations", annotations);
