@@ -243,7 +243,18 @@ class DeliveryEndToEndTest {
         host(Stack.VLLM_0_13, "kafka-backlog"), "UPSTREAM_BACKLOG", true));
     String gapHost = host(Stack.VLLM_0_10, "gap");
     plays.add(new Play(Stack.VLLM_0_10, Scenario.HEALTHY, gapHost, "MONITORING_GAP", false));
+    // A new model version, slower at the same load, replaces the old one 45 minutes before
+    // the end and is still serving.
+    String upgradeHost = host(Stack.VLLM_0_13, "new-version");
+    w.addModelSwitch(Stack.VLLM_0_13, upgradeHost, MODEL, MODEL + "-v2",
+        Scenario.byId("per-request-slowdown"), endMs - 45 * 60_000L, leadInS, DURATION_S, endMs,
+        seed + 100);
+    plays.add(new Play(Stack.VLLM_0_13, Scenario.byId("per-request-slowdown"), upgradeHost,
+        "VERSION_REGRESSION", false));
     for (Play p : plays) {
+      if (p.host().equals(upgradeHost)) {
+        continue;
+      }
       boolean gap = p.host().equals(gapHost);
       w.addStack(p.stack(), p.stack().defaultEngines(), p.scenario(), leadInS, DURATION_S,
           p.host(), MODEL, endMs, seed++, p.kafka(),

@@ -61,6 +61,8 @@ final class SimulatedWrites {
     /** The engine's {@code /metrics} is not scraped from here (ms) to {@link #silentToMs}. */
     long silentFromMs = Long.MAX_VALUE;
     long silentToMs = Long.MIN_VALUE;
+    /** Whether the host's dcgm-exporter is scraped with it (one play per host does). */
+    boolean dcgm = true;
     long nextTs;
 
     Play(SimulationModel model, Stack stack, String host, String modelName, double created,
@@ -169,6 +171,25 @@ final class SimulatedWrites {
     p.silentToMs = engineSilentToMs;
   }
 
+  /**
+   * A model replaced by another on the same engine host at {@code switchMs}, as a deployment
+   * does: {@code modelA} plays the healthy scenario up to the switch, then {@code modelB} plays
+   * {@code scB} (same stack and host, the host's DCGM scraped once), each with {@code leadInS}
+   * of its healthy state before its scenario; written by {@link #catchUp}.
+   */
+  synchronized void addModelSwitch(Stack stack, String host, String modelA, String modelB,
+      Scenario scB, long switchMs, double leadInS, double durationS, long endMs, long seed) {
+    Play a = newPlay(new SimulationModel(Scenario.HEALTHY, durationS, leadInS, seed, 1), stack,
+        host, modelA, endMs, false);
+    a.silentFromMs = switchMs;
+    a.silentToMs = Long.MAX_VALUE;
+    Play b = newPlay(new SimulationModel(scB, durationS, leadInS, seed + 1, 1), stack, host,
+        modelB, endMs, false);
+    b.silentFromMs = Long.MIN_VALUE;
+    b.silentToMs = switchMs - 1;
+    b.dcgm = false;
+  }
+
   private Play newPlay(SimulationModel model, Stack stack, String host, String modelName,
       long endMs, boolean kafka) {
     long startMs = endMs
@@ -205,7 +226,9 @@ final class SimulatedWrites {
           ? p.upgradeTo : p.stack;
       add(now.render(p.model, p.modelName, p.created), p.nextTs, now.job(), p.host + ":8000");
     }
-    add(Exposition.dcgm(p.model, p.host), p.nextTs, "dcgm", p.host + ":9400");
+    if (p.dcgm) {
+      add(Exposition.dcgm(p.model, p.host), p.nextTs, "dcgm", p.host + ":9400");
+    }
     if (p.kafka) {
       add(Exposition.kafka(p.model), p.nextTs, "kafka", p.host + ":9308");
     }

@@ -536,6 +536,8 @@ public final class DiagnosisEngine {
       byInstance.computeIfAbsent(a.target().without(modelLabel).id(), k -> new ArrayList<>())
           .add(a);
     }
+    long newest = store.newestSampleMs();
+    long dataPresent = Math.min(endMs, newest == Long.MIN_VALUE ? clock.millis() : newest);
     for (List<TargetAnalysis> group : byInstance.values()) {
       if (group.size() < 2) {
         continue;
@@ -548,7 +550,7 @@ public final class DiagnosisEngine {
         if (prev == null || next == null || prev == next) {
           continue;
         }
-        Diagnosis d = compare(prev, next, spans.get(k));
+        Diagnosis d = compare(prev, next, spans.get(k), dataPresent);
         if (d != null && (d.endMs() == null || d.endMs() >= startMs)) {
           out.add(d);
         }
@@ -607,7 +609,8 @@ public final class DiagnosisEngine {
     return null;
   }
 
-  private Diagnosis compare(TargetAnalysis prev, TargetAnalysis next, VersionSpan nextSpan) {
+  private Diagnosis compare(TargetAnalysis prev, TargetAnalysis next, VersionSpan nextSpan,
+      long presentMs) {
     Indicator ind = prev.result().smoothed().containsKey(Indicator.E2E_P95)
         && next.result().smoothed().containsKey(Indicator.E2E_P95)
         ? Indicator.E2E_P95 : Indicator.TPOT_P95;
@@ -640,12 +643,14 @@ public final class DiagnosisEngine {
         new ChainLayer("queue", "unknown", List.of()),
         new ChainLayer("resource", "unknown", List.of()));
     String summary = String.format(Locale.ROOT,
-        "New model %s is %.1fx slower (%s median %.3g s vs %.3g s) at comparable load; %s.",
-        model, nextMedian / prevMedian, ind.key(), nextMedian, prevMedian,
+        "%s: %s is %.1fx slower (%s median %.3g s vs %.3g s) at comparable load; %s.",
+        Summaries.lead(Cause.VERSION_REGRESSION), model, nextMedian / prevMedian, ind.key(), nextMedian, prevMedian,
         Cause.VERSION_REGRESSION.recommendations().get(0));
     return new Diagnosis(next.target().id() + "/version_regression/" + nextSpan.firstMs(),
         Cause.VERSION_REGRESSION, "warning", next.target().labels(), nextSpan.firstMs(),
-        nextSpan.lastMs() + 2 * config.stepMs() >= clock.millis() ? null : nextSpan.lastMs(),
+        // Open while the new model serves at the end of the data evaluated (the data's present,
+        // not the clock's: a replay or a silent sender does not end it).
+        nextSpan.lastMs() + 2 * config.stepMs() >= presentMs ? null : nextSpan.lastMs(),
         summary, chain, Cause.VERSION_REGRESSION.recommendations(), false);
   }
 
