@@ -274,7 +274,7 @@ final class Tenant implements AutoCloseable {
     new PrometheusMetaApi(store.querier(), clock).bind(routes);
     new TsdbStatusApi(store).bind(routes);
     new AnalysisApi(engine, config.evalIntervalMs() > 0
-        ? new DiagnosisHistory(engine, journal) : null, clock)
+        ? new DiagnosisHistory(engine, journal, evaluator::discoversFromMs) : null, clock)
         .bind(routes);
     new IncidentsApi(journal, engine.targetConfig().modelLabel(), clock).bind(routes);
     new TrendsApi(engine, clock).bind(routes);

@@ -55,6 +55,7 @@ public final class CatchUpLoad {
     AtomicBoolean replaying = new AtomicBoolean(true);
     AtomicBoolean stop = new AtomicBoolean(false);
     long[] caughtUpAt = {0};
+    long startedAt = System.currentTimeMillis();
     long[] replayEnd = {0};
     Thread asker = new Thread(() -> {
       while (!stop.get()) {
@@ -65,6 +66,10 @@ public final class CatchUpLoad {
           long ms = (System.nanoTime() - t0) / 1_000_000;
           if (r.statusCode() == 200) {
             (replaying.get() ? during : after).add(ms);
+          }
+          if (ms > 200) {
+            System.out.printf("slow: %d ms at %.1f s%n", ms,
+                (System.currentTimeMillis() - startedAt) / 1e3);
           }
           if (!replaying.get() && caughtUpAt[0] == 0) {
             String m = HTTP.send(HttpRequest.newBuilder(base.resolve("/metrics")).build(),

@@ -22,6 +22,10 @@ import java.util.Set;
  * or overlaps in time a journal incident of the same target and cause (the same period with
  * another start, e.g. one known only to a 5-minute rollup interval, and so another id).
  *
+ * <p>A target whose samples just arrived and that the evaluator has not covered yet is left to
+ * the evaluator's next evaluation (within one interval), not evaluated on demand: during a WAL
+ * replay of hours that would evaluate hours per request.
+ *
  * <p>Samples that arrive late (a backfill) are re-evaluated by the evaluator's next evaluation,
  * within one evaluation interval: in the meantime the journal answers as it stands, and no range
  * is re-evaluated on demand for it.
@@ -33,13 +37,31 @@ public final class DiagnosisHistory {
   private final DiagnosisEngine engine;
   private final IncidentJournal journal;
 
+  private final java.util.function.LongSupplier discoversFromMs;
+
   /**
+   * A history whose every uncovered target is evaluated on demand (no evaluator running).
+   *
    * @param engine evaluates the uncovered part
    * @param journal the evaluator's journal
    */
   public DiagnosisHistory(DiagnosisEngine engine, IncidentJournal journal) {
+    this(engine, journal, () -> Long.MAX_VALUE);
+  }
+
+  /**
+   * @param engine evaluates the uncovered part
+   * @param journal the evaluator's journal
+   * @param discoversFromMs {@link IncidentEvaluator#discoversFromMs()}: a target without
+   *     coverage that has samples at or after it is one the evaluator journals in its next
+   *     evaluation (data that just arrived, a WAL replay under way), so it is not evaluated on
+   *     demand; {@link Long#MAX_VALUE} for none
+   */
+  public DiagnosisHistory(DiagnosisEngine engine, IncidentJournal journal,
+      java.util.function.LongSupplier discoversFromMs) {
     this.engine = engine;
     this.journal = journal;
+    this.discoversFromMs = discoversFromMs;
   }
 
   /**
@@ -62,9 +84,16 @@ public final class DiagnosisHistory {
     // Each target on demand up to where its own coverage starts (all of the range when it has
     // none): targets are first seen at different times, and some never.
     List<Diagnosis> journaled = new ArrayList<>(out);
+    long soon = discoversFromMs.getAsLong();
+    Set<String> arriving = new HashSet<>();
+    if (soon <= endMs) {
+      for (Target t : engine.targets(Math.max(soon, startMs), endMs)) {
+        arriving.add(t.id());
+      }
+    }
     for (Diagnosis d : engine.diagnoses(startMs, endMs, selectors, t -> {
       long[] c = journal.coverage(t.id());
-      return c == null ? endMs : c[0];
+      return c != null ? c[0] : arriving.contains(t.id()) ? startMs : endMs;
     })) {
       long[] c = coverageOf(d.target());
       // The journal's copy also wins over an on-demand one of the same target and cause that

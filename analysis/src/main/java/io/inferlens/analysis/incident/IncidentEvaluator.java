@@ -211,6 +211,20 @@ public final class IncidentEvaluator {
     return Math.min(lateFromMs.get(), reevaluatingFromMs);
   }
 
+  /**
+   * Where the targets this evaluator is about to journal have data from: a target with samples
+   * at or after it and no coverage yet (data that just arrived) is discovered and journaled by
+   * the next evaluation, so a reader need not evaluate it on demand.
+   *
+   * @return the newest sample received (never past the clock) less the discovery window, ms;
+   *     {@link Long#MAX_VALUE} while no sample is known
+   */
+  public long discoversFromMs() {
+    long n = newestMs.get();
+    return n == Long.MIN_VALUE ? Long.MAX_VALUE
+        : Math.min(clock.millis(), n) - DISCOVERY_WINDOW_MS;
+  }
+
   /** @return the last step evaluated, ms; {@link Long#MIN_VALUE} before the first evaluation */
   public long evaluatedToMs() {
     return evaluatedToMs;

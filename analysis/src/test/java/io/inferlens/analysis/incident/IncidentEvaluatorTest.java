@@ -278,6 +278,29 @@ class IncidentEvaluatorTest {
         .isEmpty();
   }
 
+  /**
+   * A target whose samples are arriving (a WAL replay under way) and that the evaluator has not
+   * covered yet is left to the evaluator's next evaluation, not evaluated on demand per request.
+   */
+  @Test
+  void arrivingDataIsJournaledByTheNextEvaluationNotEvaluatedOnDemand() throws Exception {
+    open();
+    evaluator.evaluate(); // running, nothing received yet
+    SimulatedEngine a = saturatedFrom("a", T0 - 2 * HOUR, T0 - HOUR);
+    a.write(store, T0 - 5 * HOUR, T0 - 10_000L);
+    DiagnosisHistory history = new DiagnosisHistory(engine, journal, evaluator::discoversFromMs);
+    assertThat(history.diagnoses(T0 - 5 * HOUR, T0, List.of())).isEmpty();
+    clock.ms += 15_000;
+    evaluator.evaluate();
+    List<Diagnosis> ds = history.diagnoses(T0 - 5 * HOUR, T0, List.of());
+    assertThat(ds).extracting(Diagnosis::cause).containsExactly(Cause.CAPACITY_EXHAUSTED);
+    assertThat(journal.get(ds.get(0).id())).isNotNull();
+    // Without an evaluator's horizon the same target would have been evaluated on demand.
+    assertThat(new DiagnosisHistory(engine, journal, () -> Long.MAX_VALUE)
+        .diagnoses(T0 - 5 * HOUR, T0, List.of())).extracting(Diagnosis::id)
+        .containsExactly(ds.get(0).id());
+  }
+
   @Test
   void historyBeforeTheEvaluatorStartedIsEvaluatedOnDemand() throws Exception {
     open();
