@@ -34,9 +34,11 @@ import java.util.Map;
  *       baseline}, {@code static} before a baseline exists, null without one)
  *   <li>values are in the indicator's unit ({@code s}, {@code requests}, {@code ratio} 0–1,
  *       {@code %} 0–100, {@code 1/s}, {@code tokens}); null where there is no value
- *   <li>{@code diagnoses}: this target's diagnosed periods overlapping the range, in
- *       {@code /api/v1/diagnoses}'s shape, evaluated at the analysis step whatever this
- *       response's step, so they are the same as {@code /api/v1/diagnoses}
+ *   <li>{@code diagnoses}: this target's incidents overlapping the range, in
+ *       {@code /api/v1/diagnoses}'s shape and from the same source (the always-on evaluator's
+ *       journal; evaluated at the analysis step on request without it), plus its sender's
+ *       REMOTE_WRITE_STOPPED incidents, so the target page, the incident list and the alerts
+ *       agree
  * </ul>
  *
  * <p>{@code start}/{@code end} default to the last 6 hours. Errors: 400 {@code bad_data} (unknown
@@ -49,14 +51,62 @@ public final class DashboardApi {
 
   private final DiagnosisEngine engine;
   private final Clock clock;
+  private final io.inferlens.analysis.incident.DiagnosisHistory history;
+  private final io.inferlens.analysis.incident.IncidentJournal journal;
 
   /**
+   * Diagnosed periods evaluated on request (no always-on evaluator).
+   *
    * @param engine the analysis engine
    * @param clock the present, for default ranges
    */
   public DashboardApi(DiagnosisEngine engine, Clock clock) {
+    this(engine, clock, null, null);
+  }
+
+  /**
+   * @param engine the analysis engine
+   * @param clock the present, for default ranges
+   * @param history the evaluator's incidents (as {@code /api/v1/diagnoses} reads them), or null
+   *     to evaluate the periods on request
+   * @param journal the evaluator's journal, for the sender's REMOTE_WRITE_STOPPED incidents
+   *     shown on each of its targets, or null
+   */
+  public DashboardApi(DiagnosisEngine engine, Clock clock,
+      io.inferlens.analysis.incident.DiagnosisHistory history,
+      io.inferlens.analysis.incident.IncidentJournal journal) {
     this.engine = engine;
     this.clock = clock;
+    this.history = history;
+    this.journal = journal;
+  }
+
+  /**
+   * This target's incidents over the range, from the same source as {@code /api/v1/diagnoses}
+   * and the incident list, so the target page, the list and the alerts tell one story; plus the
+   * sender's silences (REMOTE_WRITE_STOPPED over labels the target carries).
+   */
+  private List<Diagnosis> journaled(Target target, long startMs, long endMs)
+      throws StorageException {
+    List<io.inferlens.storage.Matcher> sel = new ArrayList<>();
+    for (Map.Entry<String, String> e : target.labels().entrySet()) {
+      sel.add(io.inferlens.storage.Matcher.eq(e.getKey(), e.getValue()));
+    }
+    List<Diagnosis> out = new ArrayList<>();
+    for (Diagnosis d : history.diagnoses(startMs, endMs, List.of(sel))) {
+      if (d.target().equals(target.labels())) {
+        out.add(d);
+      }
+    }
+    if (journal != null) {
+      for (io.inferlens.analysis.incident.Incident inc : journal.list(startMs, endMs,
+          d -> d.cause() == io.inferlens.analysis.diagnose.Cause.REMOTE_WRITE_STOPPED
+              && target.labels().entrySet().containsAll(d.target().entrySet()))) {
+        out.add(inc.diagnosis());
+      }
+    }
+    out.sort((x, y) -> Long.compare(x.startMs(), y.startMs()));
+    return out;
   }
 
   /** @param sb where to bind the route (the server, or one tenant's route table) */
@@ -148,7 +198,8 @@ public final class DashboardApi {
     }
     List<Map<String, Object>> diagnoses = new ArrayList<>();
     // Diagnosed periods always at the analysis step: a chart's coarser step must not change them.
-    List<Diagnosis> periods = step == engine.config().stepMs() ? a.result().diagnoses()
+    List<Diagnosis> periods = history != null ? journaled(target, t.startMs(), t.endMs())
+        : step == engine.config().stepMs() ? a.result().diagnoses()
         : engine.analyze(target, t.startMs(), t.endMs(), 0).result().diagnoses();
     for (Diagnosis d : periods) {
       diagnoses.add(AnalysisApi.toJson(d));

@@ -273,12 +273,12 @@ final class Tenant implements AutoCloseable {
         .bind(routes);
     new PrometheusMetaApi(store.querier(), clock).bind(routes);
     new TsdbStatusApi(store).bind(routes);
-    new AnalysisApi(engine, config.evalIntervalMs() > 0
-        ? new DiagnosisHistory(engine, journal, evaluator::discoversFromMs) : null, clock)
-        .bind(routes);
+    DiagnosisHistory history = config.evalIntervalMs() > 0
+        ? new DiagnosisHistory(engine, journal, evaluator::discoversFromMs) : null;
+    new AnalysisApi(engine, history, clock).bind(routes);
     new IncidentsApi(journal, engine.targetConfig().modelLabel(), clock).bind(routes);
     new TrendsApi(engine, clock).bind(routes);
-    new DashboardApi(engine, clock).bind(routes);
+    new DashboardApi(engine, clock, history, history != null ? journal : null).bind(routes);
     new SparklinesApi(engine, clock).bind(routes);
     new RulesApi(engine, clock, config.alerting().externalUrl()).bind(routes);
     new AlertsApi(journal, shared.externalUrl(), config.analysis().forMs(),

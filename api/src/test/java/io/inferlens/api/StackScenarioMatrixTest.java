@@ -147,6 +147,9 @@ class StackScenarioMatrixTest {
       w.playStack(c.stack(), c.upgradeTo(), UPGRADE_AT_S, c.stack().defaultEngines(),
           c.scenario(), LEAD_IN_S, DURATION_S, c.host(), MODEL, endMs, 7);
     }
+    // Each case was written whole after the previous one: late data to the always-on evaluator,
+    // which journals it in its next evaluation; /api/v1/diagnoses answers from the journal.
+    server.evaluateNow();
     System.out.println("StackScenarioMatrixTest: " + cases.size() + " cases, "
         + w.samplesWritten + " samples written in " + (System.nanoTime() - t0) / 1_000_000
         + " ms; not applicable (played, not asserted): " + notApplicable);

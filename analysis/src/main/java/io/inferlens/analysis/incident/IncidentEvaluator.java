@@ -247,21 +247,23 @@ public final class IncidentEvaluator {
     boolean senderSilent = newestKnown && now - lastArrivalMs > senderSilenceMs();
     long upTo = senderSilent ? Math.floorDiv(Math.min(now, newest), step) * step
         : Math.floorDiv((newestKnown ? Math.min(now, newest) : now) - grace, step) * step;
-    if (due(now, lastDiscoveryMs, DISCOVERY_PERIOD_MS) || known.isEmpty()
-        || upTo - lastDiscoveryUpToMs >= DISCOVERY_PERIOD_MS) {
-      // Every target with samples since the last discovery, however fast the data moved.
-      long from = upTo - DISCOVERY_WINDOW_MS;
-      if (lastDiscoveryUpToMs != Long.MIN_VALUE) {
-        from = Math.max(Math.min(from, lastDiscoveryUpToMs), upTo - MAX_CATCH_UP_MS);
-      }
-      known = engine.targets(from, upTo);
-      lastDiscoveryMs = now;
-      lastDiscoveryUpToMs = upTo;
-    }
     // Late samples are re-evaluated now, in this evaluation; readers see the journal stale
     // from them until it has been written.
     reevaluatingFromMs = lateFromMs.get();
     long late = lateFromMs.getAndSet(Long.MAX_VALUE);
+    if (due(now, lastDiscoveryMs, DISCOVERY_PERIOD_MS) || known.isEmpty()
+        || upTo - lastDiscoveryUpToMs >= DISCOVERY_PERIOD_MS || late != Long.MAX_VALUE) {
+      // Every target with samples since the last discovery, however fast the data moved, and
+      // every target of a backfill.
+      long from = upTo - DISCOVERY_WINDOW_MS;
+      if (lastDiscoveryUpToMs != Long.MIN_VALUE) {
+        from = Math.min(from, lastDiscoveryUpToMs);
+      }
+      from = Math.max(Math.min(from, late), upTo - MAX_CATCH_UP_MS);
+      known = engine.targets(from, upTo);
+      lastDiscoveryMs = now;
+      lastDiscoveryUpToMs = upTo;
+    }
     for (Target t : known) {
       states.computeIfAbsent(t.id(), k -> new TargetState()).target = t;
     }
