@@ -134,8 +134,9 @@ class DeliveryEndToEndTest {
     System.out.printf("replayed %d samples of %d targets in %.1f s%n", w.samplesWritten,
         plays.size(), (replayEnd - replayStart) / 1e3);
 
-    // Then the sender is silent: long enough for its silence to be told and sent.
-    long silenceMs = 55_000 + 20_000;
+    // Then the sender is silent for two and a half minutes: its silence is told after 55 s,
+    // and nothing may resolve or open for a target through the rest of it.
+    long silenceMs = 150_000;
     Thread.sleep(Math.max(0, replayEnd + silenceMs - System.currentTimeMillis()));
 
     Map<String, List<JsonNode>> firstFiring = new LinkedHashMap<>();

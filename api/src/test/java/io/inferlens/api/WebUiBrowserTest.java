@@ -111,6 +111,8 @@ class WebUiBrowserTest {
     }
     assertThat(peakId).isNotNull();
     assertThat(healthyId).isNotNull();
+    // Written at full speed: the always-on evaluator journals it in its next evaluation.
+    server.evaluateNow();
     List<String> causes = new ArrayList<>();
     for (JsonNode d : get(base, "/api/v1/diagnoses").get("diagnoses")) {
       causes.add(d.get("target").get("instance").asText() + " " + d.get("cause").asText()
