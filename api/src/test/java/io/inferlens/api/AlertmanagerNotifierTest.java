@@ -91,17 +91,7 @@ class AlertmanagerNotifierTest {
   }
 
   private String amConfig() {
-    return "route:\n"
-        + "  receiver: hook\n"
-        + "  group_by: ['...']\n"
-        + "  group_wait: 1s\n"
-        + "  group_interval: 1s\n"
-        + "  repeat_interval: 4h\n"
-        + "receivers:\n"
-        + "  - name: hook\n"
-        + "    webhook_configs:\n"
-        + "      - url: http://127.0.0.1:" + hook.activeLocalPort() + "/hook\n"
-        + "        send_resolved: true\n";
+    return ExternalProcesses.webhookAlertmanagerConfig(hook.activeLocalPort());
   }
 
   private ExternalProcesses.Prom startAm(int port, String name) throws Exception {

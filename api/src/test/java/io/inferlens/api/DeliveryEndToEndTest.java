@@ -78,17 +78,7 @@ class DeliveryEndToEndTest {
     hook.start().join();
     int amPort = ExternalProcesses.freePort();
     ExternalProcesses.Prom am = ExternalProcesses.startAlertmanager(dir, "am", amPort,
-        "route:\n"
-            + "  receiver: hook\n"
-            + "  group_by: ['...']\n"
-            + "  group_wait: 1s\n"
-            + "  group_interval: 1s\n"
-            + "  repeat_interval: 4h\n"
-            + "receivers:\n"
-            + "  - name: hook\n"
-            + "    webhook_configs:\n"
-            + "      - url: http://127.0.0.1:" + hook.activeLocalPort() + "/hook\n"
-            + "        send_resolved: true\n");
+        ExternalProcesses.webhookAlertmanagerConfig(hook.activeLocalPort()));
     try {
       am.awaitReady();
       ServerConfig cfg = ServerConfig.forTests(dir.resolve("data")).withEvalInterval(EVAL_MS)

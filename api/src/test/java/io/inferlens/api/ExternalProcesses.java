@@ -70,6 +70,26 @@ final class ExternalProcesses {
   }
 
   /**
+   * An Alertmanager configuration that routes every alert, grouped by all its labels, to one
+   * webhook with resolved notifications on, after a 1 s group wait and interval.
+   *
+   * @param hookPort the webhook's loopback port; it is called at {@code /hook}
+   */
+  static String webhookAlertmanagerConfig(int hookPort) {
+    return "route:\n"
+        + "  receiver: hook\n"
+        + "  group_by: ['...']\n"
+        + "  group_wait: 1s\n"
+        + "  group_interval: 1s\n"
+        + "  repeat_interval: 4h\n"
+        + "receivers:\n"
+        + "  - name: hook\n"
+        + "    webhook_configs:\n"
+        + "      - url: http://127.0.0.1:" + hookPort + "/hook\n"
+        + "        send_resolved: true\n";
+  }
+
+  /**
    * Starts Debian's {@code /usr/bin/prometheus-alertmanager} on {@code 127.0.0.1:port} with
    * clustering off and its data and log under {@code dir}, without waiting for it.
    *
