@@ -1,6 +1,7 @@
 package io.inferlens.analysis.promql.engine;
 
 import io.inferlens.analysis.promql.ast.Expr;
+import io.inferlens.analysis.promql.ast.LargeStack;
 import io.inferlens.analysis.promql.ast.ValueType;
 import io.inferlens.storage.LabelOrder;
 import io.inferlens.storage.Querier;
@@ -111,40 +112,59 @@ public final class Engine {
    *     {@link #instant(Expr, long)}
    */
   public QueryResult instant(Expr expr, long timeMs, long timeoutMs, Resolution rollups) {
-    SampleBudget budget = new SampleBudget(options.maxSamples(),
-        Math.min(timeoutMs, options.timeoutMs()));
     acquire();
     try {
-      Evaluator ev = new Evaluator(querier, options, budget, timeMs, timeMs, timeMs, timeMs, 1,
-          rollups);
-      ValueType type = expr.type();
-      switch (type) {
-        case STRING:
-          return new QueryResult(type, List.of(), List.of(), Double.NaN,
-              ((Expr.StringLiteral) Evaluator.unwrap(expr)).value(), timeMs, 0);
-        case MATRIX: {
-          List<PointSeries> m = ev.evalRangeVector(expr);
-          return new QueryResult(type, m, List.of(), Double.NaN, null, timeMs, budget.peak());
-        }
-        case SCALAR: {
-          List<PointSeries> m = ev.eval(expr);
-          double v = m.isEmpty() || m.get(0).size() == 0 ? Double.NaN : m.get(0).value(0);
-          return new QueryResult(type, List.of(), List.of(), v, null, timeMs, budget.peak());
-        }
-        default: {
-          List<PointSeries> m = ev.eval(expr);
-          List<Sample> vector = new ArrayList<>(m.size());
-          for (PointSeries s : m) {
-            if (s.size() > 0) {
-              vector.add(new Sample(s.labels(), timeMs, s.value(0)));
-            }
-          }
-          return new QueryResult(type, List.of(), vector, Double.NaN, null, timeMs,
-              budget.peak());
-        }
-      }
+      return deep(() -> instantOnce(expr, timeMs, timeoutMs, rollups));
     } finally {
       slots.release();
+    }
+  }
+
+  /**
+   * Runs an evaluation so that deep nesting (10,000 levels of {@code 1+1+…}, thousands of nested
+   * calls) is evaluated as Prometheus evaluates it, on a large stack when the caller's overflows
+   * ({@link LargeStack}: the task starts again from scratch there, with a fresh sample budget);
+   * past even that, a {@code BAD_DATA} error instead of a stack overflow.
+   */
+  private static QueryResult deep(java.util.function.Supplier<QueryResult> task) {
+    try {
+      return LargeStack.call(task);
+    } catch (StackOverflowError e) {
+      throw new QueryException(QueryException.Kind.BAD_DATA,
+          "expression nested too deeply to evaluate");
+    }
+  }
+
+  private QueryResult instantOnce(Expr expr, long timeMs, long timeoutMs, Resolution rollups) {
+    SampleBudget budget = new SampleBudget(options.maxSamples(),
+        Math.min(timeoutMs, options.timeoutMs()));
+    Evaluator ev = new Evaluator(querier, options, budget, timeMs, timeMs, timeMs, timeMs, 1,
+        rollups);
+    ValueType type = LargeStack.call(expr::type);
+    switch (type) {
+      case STRING:
+        return new QueryResult(type, List.of(), List.of(), Double.NaN,
+            ((Expr.StringLiteral) Evaluator.unwrap(expr)).value(), timeMs, 0);
+      case MATRIX: {
+        List<PointSeries> m = ev.evalRangeVector(expr);
+        return new QueryResult(type, m, List.of(), Double.NaN, null, timeMs, budget.peak());
+      }
+      case SCALAR: {
+        List<PointSeries> m = ev.eval(expr);
+        double v = m.isEmpty() || m.get(0).size() == 0 ? Double.NaN : m.get(0).value(0);
+        return new QueryResult(type, List.of(), List.of(), v, null, timeMs, budget.peak());
+      }
+      default: {
+        List<PointSeries> m = ev.eval(expr);
+        List<Sample> vector = new ArrayList<>(m.size());
+        for (PointSeries s : m) {
+          if (s.size() > 0) {
+            vector.add(new Sample(s.labels(), timeMs, s.value(0)));
+          }
+        }
+        return new QueryResult(type, List.of(), vector, Double.NaN, null, timeMs,
+            budget.peak());
+      }
     }
   }
 
@@ -194,9 +214,10 @@ public final class Engine {
    */
   public QueryResult range(Expr expr, long startMs, long endMs, long stepMs, long timeoutMs,
       Resolution rollups) {
-    if (expr.type() != ValueType.SCALAR && expr.type() != ValueType.VECTOR) {
+    ValueType type = deepType(expr);
+    if (type != ValueType.SCALAR && type != ValueType.VECTOR) {
       throw new QueryException(QueryException.Kind.BAD_DATA, "invalid expression type \""
-          + expr.type().promName() + "\" for range query, must be Scalar or instant Vector");
+          + type.promName() + "\" for range query, must be Scalar or instant Vector");
     }
     if (endMs < startMs) {
       throw new QueryException(QueryException.Kind.BAD_DATA,
@@ -210,19 +231,31 @@ public final class Engine {
       throw new QueryException(QueryException.Kind.BAD_DATA, "exceeded maximum resolution of"
           + " 11,000 points per timeseries. Try decreasing the query resolution (?step=XX)");
     }
-    SampleBudget budget = new SampleBudget(options.maxSamples(),
-        Math.min(timeoutMs, options.timeoutMs()));
     acquire();
     try {
-      Evaluator ev = new Evaluator(querier, options, budget, startMs, endMs, startMs, endMs,
-          stepMs, rollups);
-      List<PointSeries> m = new ArrayList<>(ev.eval(expr));
-      m.removeIf(s -> s.size() == 0);
-      m.sort((a, b) -> LabelOrder.compare(a.labels(), b.labels()));
-      return new QueryResult(ValueType.MATRIX, m, List.of(), Double.NaN, null, endMs,
-          budget.peak());
+      return deep(() -> {
+        SampleBudget budget = new SampleBudget(options.maxSamples(),
+            Math.min(timeoutMs, options.timeoutMs()));
+        Evaluator ev = new Evaluator(querier, options, budget, startMs, endMs, startMs, endMs,
+            stepMs, rollups);
+        List<PointSeries> m = new ArrayList<>(ev.eval(expr));
+        m.removeIf(s -> s.size() == 0);
+        m.sort((a, b) -> LabelOrder.compare(a.labels(), b.labels()));
+        return new QueryResult(ValueType.MATRIX, m, List.of(), Double.NaN, null, endMs,
+            budget.peak());
+      });
     } finally {
       slots.release();
+    }
+  }
+
+  /** An expression's type, on a large stack for a deep one (the type walks the tree). */
+  private static ValueType deepType(Expr expr) {
+    try {
+      return LargeStack.call(expr::type);
+    } catch (StackOverflowError e) {
+      throw new QueryException(QueryException.Kind.BAD_DATA,
+          "expression nested too deeply to evaluate");
     }
   }
 
