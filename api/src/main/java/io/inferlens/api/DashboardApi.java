@@ -1,11 +1,16 @@
 package io.inferlens.api;
 
 import com.linecorp.armeria.common.QueryParams;
+import io.inferlens.analysis.diagnose.Cause;
 import io.inferlens.analysis.diagnose.Diagnosis;
 import io.inferlens.analysis.diagnose.DiagnosisEngine;
 import io.inferlens.analysis.diagnose.Indicator;
+import io.inferlens.analysis.incident.DiagnosisHistory;
+import io.inferlens.analysis.incident.Incident;
+import io.inferlens.analysis.incident.IncidentJournal;
 import io.inferlens.analysis.smoothing.Smoothing;
 import io.inferlens.analysis.target.Target;
+import io.inferlens.storage.Matcher;
 import io.inferlens.storage.StorageException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -51,8 +56,8 @@ public final class DashboardApi {
 
   private final DiagnosisEngine engine;
   private final Clock clock;
-  private final io.inferlens.analysis.incident.DiagnosisHistory history;
-  private final io.inferlens.analysis.incident.IncidentJournal journal;
+  private final DiagnosisHistory history;
+  private final IncidentJournal journal;
 
   /**
    * Diagnosed periods evaluated on request (no always-on evaluator).
@@ -73,8 +78,8 @@ public final class DashboardApi {
    *     shown on each of its targets, or null
    */
   public DashboardApi(DiagnosisEngine engine, Clock clock,
-      io.inferlens.analysis.incident.DiagnosisHistory history,
-      io.inferlens.analysis.incident.IncidentJournal journal) {
+      DiagnosisHistory history,
+      IncidentJournal journal) {
     this.engine = engine;
     this.clock = clock;
     this.history = history;
@@ -88,9 +93,9 @@ public final class DashboardApi {
    */
   private List<Diagnosis> journaled(Target target, long startMs, long endMs)
       throws StorageException {
-    List<io.inferlens.storage.Matcher> sel = new ArrayList<>();
+    List<Matcher> sel = new ArrayList<>();
     for (Map.Entry<String, String> e : target.labels().entrySet()) {
-      sel.add(io.inferlens.storage.Matcher.eq(e.getKey(), e.getValue()));
+      sel.add(Matcher.eq(e.getKey(), e.getValue()));
     }
     List<Diagnosis> out = new ArrayList<>();
     for (Diagnosis d : history.diagnoses(startMs, endMs, List.of(sel))) {
@@ -99,8 +104,8 @@ public final class DashboardApi {
       }
     }
     if (journal != null) {
-      for (io.inferlens.analysis.incident.Incident inc : journal.list(startMs, endMs,
-          d -> d.cause() == io.inferlens.analysis.diagnose.Cause.REMOTE_WRITE_STOPPED
+      for (Incident inc : journal.list(startMs, endMs,
+          d -> d.cause() == Cause.REMOTE_WRITE_STOPPED
               && target.labels().entrySet().containsAll(d.target().entrySet()))) {
         out.add(inc.diagnosis());
       }
