@@ -193,9 +193,18 @@ final class ExternalProcesses {
    */
   static Process startInferLens(int port, Path dataDir, Path log, String... extraArgs)
       throws IOException {
+    return startInferLens(List.of("-Xmx512m"), port, dataDir, log, extraArgs);
+  }
+
+  /**
+   * {@link #startInferLens(int, Path, Path, String...)} with the given JVM options instead of
+   * {@code -Xmx512m}, e.g. a small heap for a test that must not need more.
+   */
+  static Process startInferLens(List<String> jvmOptions, int port, Path dataDir, Path log,
+      String... extraArgs) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx512m");
+    cmd.addAll(jvmOptions);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add("io.inferlens.api.Main");
