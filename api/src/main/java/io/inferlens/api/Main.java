@@ -221,6 +221,12 @@ public final class Main implements Runnable {
             + "(default: ${DEFAULT-VALUE}).")
     String maxReadBytes;
 
+    @Option(names = "--max-export-samples", defaultValue = "100000000", paramLabel = "N",
+        description = "Most samples one export (/api/v1/export) may write; more answers 422 "
+            + "naming the numbers if it is found within the first MiB of the response, else "
+            + "the response is cut off and a warning logged (default: ${DEFAULT-VALUE}).")
+    long maxExportSamples;
+
     @Option(names = "--block-cache", defaultValue = "32MiB", paramLabel = "SIZE",
         description = "RocksDB block cache shared by all column families: data, index and "
             + "filter blocks of recent reads (default: ${DEFAULT-VALUE}).")
@@ -361,6 +367,7 @@ public final class Main implements Runnable {
               .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
               .withConsumerGroupTargets(consumerGroups))
           .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
+          .withMaxExportSamples(maxExportSamples)
           .withBlockCacheBytes(Units.parseBytes(blockCache))
           .withWriteLimits(new io.inferlens.ingest.LabelLimits(maxLabelNamesPerSeries,
                   maxLabelNameLength, maxLabelValueLength, maxMetricNameLength, allowUtf8Names),

@@ -1,9 +1,9 @@
 package io.inferlens.api;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.linecorp.armeria.common.HttpMethod;
 import com.linecorp.armeria.common.HttpResponse;
+import com.linecorp.armeria.common.HttpResponseWriter;
 import com.linecorp.armeria.common.HttpStatus;
 import com.linecorp.armeria.common.MediaType;
 import com.linecorp.armeria.common.QueryParams;
@@ -13,10 +13,8 @@ import io.inferlens.storage.LabelSet;
 import io.inferlens.storage.Matcher;
 import io.inferlens.storage.Resolution;
 import io.inferlens.storage.RollupSeries;
-import io.inferlens.storage.Series;
 import io.inferlens.storage.StorageException;
 import io.inferlens.storage.Querier;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -39,7 +37,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET|POST /api/v1/export?match[]=…&start=&end=} → JSON lines
  *       {@code {"metric":{…},"values":[…],"timestamps":[…]}}, timestamps in milliseconds, one series
  *       a line; non-finite values are written as the strings {@code "NaN"}, {@code "+Inf"},
- *       {@code "-Inf"} since JSON has no such numbers
+ *       {@code "-Inf"} since JSON has no such numbers. Streamed in bounded memory
+ *       ({@link ExportStream}); past {@code maxExportSamples} samples it answers 422
+ *       {@code execution} if that happens within the first MiB, else the body is cut off (an
+ *       incomplete transfer) and a warning logged
  *   <li>{@code GET|POST /api/v1/rollups?match[]=…&start=&end=&step=|resolution=} → the stored
  *       rollups, {@code {"resolution":"5m","series":[{"metric":{…},"intervals":[{"t":ms,
  *       "count":n,"min":…,"max":…,"sum":…,"first":…,"last":…,"increase":…}]}]}}: the coarsest
@@ -63,15 +64,18 @@ public final class PrometheusApi {
 
   private final Querier store;
   private final Clock clock;
-  private final ObjectMapper json = new ObjectMapper();
+  private final long maxExportSamples;
 
   /**
    * @param store the store to read
    * @param clock source of "now" for default time ranges
+   * @param maxExportSamples the most samples one export may write ({@code --max-export-samples}),
+   *     &ge; 1
    */
-  public PrometheusApi(Querier store, Clock clock) {
+  public PrometheusApi(Querier store, Clock clock, long maxExportSamples) {
     this.store = store;
     this.clock = clock;
+    this.maxExportSamples = maxExportSamples;
   }
 
   /**
@@ -214,23 +218,19 @@ public final class PrometheusApi {
     }
   }
 
-  private HttpResponse export(ServiceRequestContext ctx, QueryParams p) throws StorageException {
+  /**
+   * Starts the export's stream on another blocking task and returns its response at once: the
+   * stream waits for the client to take chunks, which it can only once this response is returned.
+   */
+  private HttpResponse export(ServiceRequestContext ctx, QueryParams p) {
     TimeParams t = times(p);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Map<LabelSet, Boolean> seen = new LinkedHashMap<>();
-    try {
-      for (List<Matcher> m : matchers(p, true)) {
-        for (Series s : store.select(m, t.startMs(), t.endMs())) {
-          if (seen.put(s.labels(), Boolean.TRUE) != null) {
-            continue;
-          }
-          writeExportLine(out, s);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return HttpResponse.of(HttpStatus.OK, MediaType.JSON_LINES, out.toByteArray());
+    List<List<Matcher>> sets = matchers(p, true);
+    // A large export legitimately takes minutes; ExportStream frees a client that stalls.
+    ctx.clearRequestTimeout();
+    HttpResponseWriter writer = HttpResponse.streaming();
+    ExportStream stream = new ExportStream(writer, p.getAll("match[]"), sets, maxExportSamples);
+    ctx.blockingTaskExecutor().execute(() -> stream.run(store, t.startMs(), t.endMs()));
+    return writer;
   }
 
   private HttpResponse rollups(ServiceRequestContext ctx, QueryParams p) throws StorageException {
@@ -303,37 +303,6 @@ public final class PrometheusApi {
       return v > 0 ? "+Inf" : "-Inf";
     }
     return v;
-  }
-
-  private void writeExportLine(ByteArrayOutputStream out, Series s) throws IOException {
-    try (JsonGenerator g = json.getFactory().createGenerator(out)) {
-      g.configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
-      g.writeStartObject();
-      g.writeObjectFieldStart("metric");
-      for (int i = 0; i < s.labels().size(); i++) {
-        g.writeStringField(s.labels().name(i), s.labels().value(i));
-      }
-      g.writeEndObject();
-      g.writeArrayFieldStart("values");
-      for (int i = 0; i < s.size(); i++) {
-        double v = s.value(i);
-        if (Double.isNaN(v)) {
-          g.writeString("NaN");
-        } else if (Double.isInfinite(v)) {
-          g.writeString(v > 0 ? "+Inf" : "-Inf");
-        } else {
-          g.writeNumber(v);
-        }
-      }
-      g.writeEndArray();
-      g.writeArrayFieldStart("timestamps");
-      for (int i = 0; i < s.size(); i++) {
-        g.writeNumber(s.timestampsMs()[i]);
-      }
-      g.writeEndArray();
-      g.writeEndObject();
-    }
-    out.write('\n');
   }
 
   private static HttpResponse success(Object data) {

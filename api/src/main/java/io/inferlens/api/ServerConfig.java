@@ -30,6 +30,9 @@ import java.nio.file.Path;
  *     sample is sent (default {@value #DEFAULT_MAX_READ_SERIES})
  * @param maxReadBytes largest remote-read response in bytes: the uncompressed ReadResponse for
  *     SAMPLES, the sum of frames for STREAMED_XOR_CHUNKS; more answers 413 (default 64 MiB)
+ * @param maxExportSamples most samples one {@code /api/v1/export} may write, &ge; 1; more answers
+ *     422 within the first MiB of the body, else cuts the body off (default
+ *     {@value #DEFAULT_MAX_EXPORT_SAMPLES})
  * @param blockCacheBytes RocksDB block cache shared by all column families, in bytes, &ge; 0
  *     (default {@link StoreOptions#DEFAULT_BLOCK_CACHE_BYTES}, 32 MiB)
  * @param evalIntervalMs how often the always-on evaluator evaluates every target's new steps
@@ -66,6 +69,7 @@ public record ServerConfig(
     TargetConfig targets,
     long maxReadSeries,
     long maxReadBytes,
+    long maxExportSamples,
     long blockCacheBytes,
     long evalIntervalMs,
     long rollup5mRetentionMs,
@@ -93,6 +97,10 @@ public record ServerConfig(
     if (maxReadSeries < 1 || maxReadBytes < 1) {
       throw new IllegalArgumentException("--max-read-series (" + maxReadSeries
           + ") and --max-read-bytes (" + maxReadBytes + ") must be at least 1");
+    }
+    if (maxExportSamples < 1) {
+      throw new IllegalArgumentException("--max-export-samples (" + maxExportSamples
+          + ") must be at least 1");
     }
     if (blockCacheBytes < 0) {
       throw new IllegalArgumentException("--block-cache (" + blockCacheBytes
@@ -122,7 +130,8 @@ public record ServerConfig(
       long maxRequestBytes, long maxFutureMs, boolean walSync, AnalysisConfig analysis,
       Path catalogFile, TargetConfig targets, long maxReadSeries, long maxReadBytes) {
     this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync, analysis,
-        catalogFile, targets, maxReadSeries, maxReadBytes, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
+        catalogFile, targets, maxReadSeries, maxReadBytes, DEFAULT_MAX_EXPORT_SAMPLES,
+        StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
         EngineOptions.DEFAULTS, AlertingConfig.none(null), WebOptions.DEFAULTS,
@@ -174,6 +183,16 @@ public record ServerConfig(
     Copy c = new Copy(this);
     c.maxReadSeries = newMaxReadSeries;
     c.maxReadBytes = newMaxReadBytes;
+    return c.build();
+  }
+
+  /**
+   * @param newMaxExportSamples most samples one export may write, &ge; 1
+   * @return a copy with this export limit
+   */
+  public ServerConfig withMaxExportSamples(long newMaxExportSamples) {
+    Copy c = new Copy(this);
+    c.maxExportSamples = newMaxExportSamples;
     return c.build();
   }
 
@@ -289,6 +308,7 @@ public record ServerConfig(
     TargetConfig targets;
     long maxReadSeries;
     long maxReadBytes;
+    long maxExportSamples;
     long blockCacheBytes;
     long evalIntervalMs;
     long rollup5mRetentionMs;
@@ -315,6 +335,7 @@ public record ServerConfig(
       targets = c.targets;
       maxReadSeries = c.maxReadSeries;
       maxReadBytes = c.maxReadBytes;
+      maxExportSamples = c.maxExportSamples;
       blockCacheBytes = c.blockCacheBytes;
       evalIntervalMs = c.evalIntervalMs;
       rollup5mRetentionMs = c.rollup5mRetentionMs;
@@ -332,8 +353,8 @@ public record ServerConfig(
 
     ServerConfig build() {
       return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs,
-          walSync, analysis, catalogFile, targets, maxReadSeries, maxReadBytes, blockCacheBytes,
-          evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
+          walSync, analysis, catalogFile, targets, maxReadSeries, maxReadBytes, maxExportSamples,
+          blockCacheBytes, evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
           alerting, web, seriesLimits, labelLimits, ingestionRate, ha, tenancy);
     }
   }
@@ -360,6 +381,13 @@ public record ServerConfig(
   public static final long DEFAULT_MAX_READ_SERIES = 10_000L;
   /** Default remote-read response cap: 64 MiB, the order of Prometheus's own read limits. */
   public static final long DEFAULT_MAX_READ_BYTES = 64L << 20;
+  /**
+   * Default export cap: 100,000,000 samples. The export streams in bounded memory, so the cap
+   * bounds time and traffic, not the heap: at about 20 bytes a sample this is 2 GB of JSON lines,
+   * e.g. 10,000 series of 15 s scrapes over 42 hours, minutes of one blocking thread. It is twice
+   * {@code --query.max-samples}' default: an export is a bulk copy, larger than one query.
+   */
+  public static final long DEFAULT_MAX_EXPORT_SAMPLES = 100_000_000L;
 
   /**
    * @param dataDir the data directory

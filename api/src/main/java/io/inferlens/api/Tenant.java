@@ -268,7 +268,7 @@ final class Tenant implements AutoCloseable {
     Clock clock = shared.clock();
     routes.service("/api/v1/read", new RemoteReadService(store.querier(),
         config.maxRequestBytes(), config.maxReadSeries(), config.maxReadBytes(), metrics));
-    new PrometheusApi(store.querier(), clock).bind(routes);
+    new PrometheusApi(store.querier(), clock, config.maxExportSamples()).bind(routes);
     new QueryApi(new Engine(store.querier(), config.query(), shared.querySlots()), clock)
         .bind(routes);
     new PrometheusMetaApi(store.querier(), clock).bind(routes);

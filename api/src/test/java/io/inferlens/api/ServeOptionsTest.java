@@ -25,6 +25,14 @@ class ServeOptionsTest {
   }
 
   @Test
+  void exportLimitDefaultsTo100MillionSamplesAndMustBePositive() {
+    assertThat(parse().maxExportSamples()).isEqualTo(100_000_000L);
+    assertThat(parse("--max-export-samples", "5000").maxExportSamples()).isEqualTo(5_000L);
+    assertThatThrownBy(() -> parse("--max-export-samples", "0"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--max-export-samples");
+  }
+
+  @Test
   void storeTuningOptions() {
     ServerConfig c = parse("--rollup-5m-retention", "30d", "--rollup-1h-retention", "365d",
         "--head-max-samples", "1000");
