@@ -114,8 +114,8 @@ public final class TimeSeriesStore
   final StoreBackground background;
 
   private TimeSeriesStore(StoreOptions options, Clock clock, RocksHandles rocks,
-      WriteHealth health) {
-    this.core = new StoreCore(options, clock, rocks);
+      WriteHealth health, DiskReserve reserve) {
+    this.core = new StoreCore(options, clock, rocks, reserve);
     this.health = health;
     this.flusher = new HeadFlusher(core);
     this.maintenance = new StoreMaintenance(core);
@@ -199,15 +199,26 @@ public final class TimeSeriesStore
     } catch (IOException e) {
       throw new StorageException("cannot create data directory " + dir + ": " + e, e);
     }
+    DiskReserve reserve = DiskReserve.of(options);
+    try {
+      reserve.beforeOpen(); // releases the reserve on a full disk, so the open has room
+    } catch (IOException e) {
+      throw new StorageException("cannot check the disk reserve in " + dir + ": " + e, e);
+    }
     RocksHandles rocks;
-    // Outermost, so it sees what the store sees, injected failures included.
+    // Outermost, so it sees what the store sees, injected failures and refusals included.
     WriteHealth health = new WriteHealth(clock);
     try {
-      rocks = RocksHandles.open(options, real -> health.track(wrap.apply(real)), memory);
+      rocks = RocksHandles.open(options,
+          real -> health.track(reserve.guard(wrap.apply(real))), memory);
     } catch (RocksDBException e) {
-      throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
+      throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage()
+          + (DiskReserve.isNoSpace(e) ? " (" + reserve.refusal() + ")" : ""), e);
     }
-    TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks, health);
+    if (reserve.lowSpace()) {
+      health.failed(reserve.refusalException()); // not ready from the start, saying why
+    }
+    TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks, health, reserve);
     long startNs = System.nanoTime();
     try {
       new HeadReplay(store.core).load();
