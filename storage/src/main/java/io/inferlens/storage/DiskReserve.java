@@ -21,18 +21,19 @@ import org.rocksdb.WriteOptions;
  * {@link StoreOptions#diskReserveBytes()} bytes, {@value #FILE_NAME} in the data directory, that
  * holds room for RocksDB to open on a full file system.
  *
- * <p>Open ({@link #beforeOpen()}, before RocksDB opens): with less than
- * {@link #neededBytes()} free the reserve is released (deleted), so the open has its room
- * (replaying the WAL may write memtables to SST files; a new MANIFEST, OPTIONS and WAL file),
- * and the store starts in the low-space state; with enough free and no reserve, it is created.
+ * <p>Open: when RocksDB's open fails for lack of space, the reserve is released (deleted) and
+ * the open tried again ({@link #releaseForOpen()}): replaying the WAL may write memtables to SST
+ * files, and an open writes a new MANIFEST, OPTIONS and WAL file. Once open
+ * ({@link #afterOpen()}), the store is in the low-space state if less than
+ * {@link #neededBytes()} is free, else the reserve is created if missing.
  *
  * <p>Low-space state: entered at such an open and when a write or memtable flush fails for lack
  * of space ({@link #guard}). Every write and flush through the guard is then refused with a
  * RocksDB {@code IOError/NoSpace} until the file system has {@link #neededBytes()} free: the
  * reserve plus {@link #MARGIN_BYTES} while the reserve is released, the margin alone while it is
  * kept. Then the reserve is recreated and writes pass again. Refusing keeps ingest from taking
- * the released reserve, which the next open on a full disk needs. A write failing for lack of
- * space keeps the reserve: a process killed then opens with it released.
+ * the released reserve, which the next open on a full disk may need. The reserve is released
+ * only by an open that needs it: kept, it serves the next restart too.
  *
  * <p>With a reserve size of 0 nothing of this applies: no file, no state, the guard passes every
  * call. Free space is the file system's usable space for this process
@@ -124,36 +125,53 @@ final class DiskReserve {
   }
 
   /**
-   * Before RocksDB opens: removes a partial reserve left by a crash, releases the reserve when
-   * less than {@link #neededBytes()} is free (entering the low-space state), or creates it when
-   * missing and there is room. Does nothing without a reserve.
+   * RocksDB's open failed for lack of space: deletes the reserve, so the next attempt has its
+   * room, and enters the low-space state. Call only while no other process can hold the store
+   * (after an open attempt that did not fail on RocksDB's lock).
    *
-   * @throws IOException if the directory cannot be read or the reserve not deleted
+   * @return whether there was a reserve to release (so another attempt may succeed)
+   * @throws IOException if the reserve cannot be deleted
    */
-  synchronized void beforeOpen() throws IOException {
+  synchronized boolean releaseForOpen() throws IOException {
+    if (!enabled() || !present()) {
+      return false;
+    }
+    Files.delete(file);
+    lowSpace = true;
+    LOG.log(System.Logger.Level.WARNING, "the store in {0} could not open for lack of space:"
+        + " released the disk reserve of {1} bytes", dir, reserveBytes);
+    return true;
+  }
+
+  /**
+   * After RocksDB opened (its lock held, so no other process uses the directory): removes a
+   * partial reserve left by a crash, then enters the low-space state when less than
+   * {@link #neededBytes()} is free, or else creates the reserve if it is missing. Does nothing
+   * without a reserve. Failures to delete or write are logged, leaving the store low on space.
+   */
+  synchronized void afterOpen() {
     if (!enabled()) {
       return;
     }
-    Files.deleteIfExists(dir.resolve(PARTIAL_FILE_NAME));
-    long free = freeSpace.usableBytes();
-    lastFreeBytes = free;
-    if (free >= neededBytes()) {
-      if (!present()) {
-        create();
+    try {
+      Files.deleteIfExists(dir.resolve(PARTIAL_FILE_NAME));
+      long free = freeSpace.usableBytes();
+      lastFreeBytes = free;
+      if (free >= neededBytes()) {
+        if (!present()) {
+          create();
+        }
+        lowSpace = false; // released for the open, which then freed WAL files
+        return;
       }
-      return;
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "cannot check or write the disk reserve in {0}: {1}",
+          dir, e.toString());
     }
     lowSpace = true;
-    if (present()) {
-      Files.delete(file);
-      LOG.log(System.Logger.Level.WARNING, "only {0} bytes free for the store in {1}: released"
-          + " the disk reserve of {2} bytes so it opens; writes are refused until {3} bytes are"
-          + " free", free, dir, reserveBytes, neededBytes());
-    } else {
-      LOG.log(System.Logger.Level.WARNING, "only {0} bytes free for the store in {1} and no disk"
-          + " reserve left; writes are refused until {2} bytes are free", free, dir,
-          neededBytes());
-    }
+    LOG.log(System.Logger.Level.WARNING, "only {0} bytes free for the store in {1} (disk"
+        + " reserve {2}): writes are refused until {3} bytes are free", lastFreeBytes, dir,
+        present() ? "kept" : "released", neededBytes());
   }
 
   /**

@@ -66,9 +66,9 @@ public record StoreOptions(
 
   /**
    * Disk reserve of the server's store: 64 MiB. Opening a store killed on a full disk needed up
-   * to 14 MiB free (RocksDB's WAL replay overflowing a memtable writes it to an SST file at
-   * open; 1 MiB when none overflows), so 64 MiB is four times that and covers the replay of two
-   * full head-log memtables ({@link DiskReserve}).
+   * to 16 MiB free (RocksDB's WAL replay overflowing a memtable writes them all to SST files at
+   * open; under 1 MiB when none overflows), so 64 MiB is four times that and covers the replay
+   * of two full head-log memtables ({@link DiskReserve}).
    */
   public static final long DEFAULT_DISK_RESERVE_BYTES = 64L << 20;
 

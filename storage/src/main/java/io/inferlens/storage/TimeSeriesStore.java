@@ -149,6 +149,11 @@ public final class TimeSeriesStore
    * partitions) and replays the head log into the head (proportional to the samples not yet
    * flushed, at most about {@link StoreOptions#headMaxSamples()} plus one flush).
    *
+   * <p>On a full disk, with {@link StoreOptions#diskReserveBytes()} &gt; 0: if RocksDB cannot
+   * open for lack of space the reserve file is deleted and the open tried once more; with less
+   * free than writes need, the store opens refusing writes, {@link #writeHealth()} saying why,
+   * until there is room again ({@code DiskReserve}).
+   *
    * @param options where and how
    * @param clock the source of "now" (milliseconds) for the retention check in {@link #append},
    *     the head's age and idleness, and closing windows
@@ -200,21 +205,25 @@ public final class TimeSeriesStore
       throw new StorageException("cannot create data directory " + dir + ": " + e, e);
     }
     DiskReserve reserve = DiskReserve.of(options);
-    try {
-      reserve.beforeOpen(); // releases the reserve on a full disk, so the open has room
-    } catch (IOException e) {
-      throw new StorageException("cannot check the disk reserve in " + dir + ": " + e, e);
-    }
-    RocksHandles rocks;
     // Outermost, so it sees what the store sees, injected failures and refusals included.
     WriteHealth health = new WriteHealth(clock);
+    java.util.function.UnaryOperator<RocksFacade> facade =
+        real -> health.track(reserve.guard(wrap.apply(real)));
+    RocksHandles rocks;
     try {
-      rocks = RocksHandles.open(options,
-          real -> health.track(reserve.guard(wrap.apply(real))), memory);
-    } catch (RocksDBException e) {
-      throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage()
-          + (DiskReserve.isNoSpace(e) ? " (" + reserve.refusal() + ")" : ""), e);
+      try {
+        rocks = RocksHandles.open(options, facade, memory);
+      } catch (RocksDBException e) {
+        // A full disk: the reserve's room lets the WAL replay write its SST files.
+        if (!DiskReserve.isNoSpace(e) || !reserve.releaseForOpen()) {
+          throw e;
+        }
+        rocks = RocksHandles.open(options, facade, memory);
+      }
+    } catch (RocksDBException | IOException e) {
+      throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
     }
+    reserve.afterOpen();
     if (reserve.lowSpace()) {
       health.failed(reserve.refusalException()); // not ready from the start, saying why
     }
@@ -260,7 +269,8 @@ public final class TimeSeriesStore
    * as {@code --wal-sync} says): a delete of the {@code meta} key {@code write_probe}, which no
    * record ever holds, so nothing is stored but a tombstone compaction drops. Its outcome updates
    * {@link #writeHealth()} as any write does; readiness calls it while the store cannot write,
-   * to see it recover without a sender's write.
+   * to see it recover without a sender's write. While the store is low on space it first checks
+   * the free space, and writes the disk reserve again once there is room.
    *
    * @throws StorageException if the write fails (e.g. the disk is still full) or the store is
    *     closed

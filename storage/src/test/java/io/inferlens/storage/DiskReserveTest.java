@@ -19,9 +19,10 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * The reserve's rules with a simulated free space: created when there is room, released at an
- * open without the margin free, writes refused until the margin (plus the reserve once released)
- * is free, a write failing for lack of space refusing the next ones while the reserve is kept.
+ * The reserve's rules with a simulated free space: created when there is room, released for an
+ * open that failed for lack of space, writes refused until the margin (plus the reserve once
+ * released) is free, a write failing for lack of space refusing the next ones while the reserve
+ * is kept.
  */
 class DiskReserveTest {
 
@@ -75,7 +76,7 @@ class DiskReserveTest {
   @Test
   void createdAtOpenWhenThereIsRoomAndWritesPass() throws Exception {
     DiskReserve r = reserve(RESERVE);
-    r.beforeOpen();
+    r.afterOpen();
     assertThat(Files.size(file())).isEqualTo(RESERVE);
     assertThat(r.lowSpace()).isFalse();
     assertThat(r.neededBytes()).isEqualTo(MARGIN);
@@ -84,11 +85,14 @@ class DiskReserveTest {
   }
 
   @Test
-  void releasedAtOpenOnAFullDiskAndWritesRefusedUntilReserveAndMarginAreFree() throws Exception {
+  void releasedByAnOpenFailingOnAFullDiskAndWritesRefusedUntilReserveAndMarginAreFree()
+      throws Exception {
     DiskReserve r = reserve(RESERVE);
-    r.beforeOpen();
+    r.afterOpen();
     free.set(MARGIN - 1); // the disk filled while the reserve was kept
-    r.beforeOpen();
+    assertThat(r.releaseForOpen()).isTrue();
+    assertThat(r.releaseForOpen()).as("nothing left to release").isFalse();
+    r.afterOpen();
     assertThat(file()).doesNotExist();
     assertThat(r.lowSpace()).isTrue();
     assertThat(r.neededBytes()).isEqualTo(RESERVE + MARGIN);
@@ -114,9 +118,23 @@ class DiskReserveTest {
   }
 
   @Test
+  void anOpenWithoutTheMarginFreeKeepsTheReserveAndRefusesWrites() throws Exception {
+    DiskReserve r = reserve(RESERVE);
+    r.afterOpen();
+    free.set(MARGIN - 1);
+    r.afterOpen(); // a restart that RocksDB managed without the reserve's room
+    assertThat(Files.size(file())).isEqualTo(RESERVE);
+    assertThat(r.lowSpace()).isTrue();
+    assertThat(r.neededBytes()).isEqualTo(MARGIN);
+    assertThat(r.refusal()).contains("disk reserve " + RESERVE + " bytes, kept");
+    free.set(MARGIN);
+    assertThat(r.tryResume()).isTrue();
+  }
+
+  @Test
   void aWriteFailingForLackOfSpaceRefusesTheNextOnesAndKeepsTheReserve() throws Exception {
     DiskReserve r = reserve(RESERVE);
-    r.beforeOpen();
+    r.afterOpen();
     RocksFacade db = r.guard(below());
     free.set(0);
     RocksDBException enospc = new RocksDBException("While appending to file:"
@@ -136,7 +154,7 @@ class DiskReserveTest {
   @Test
   void otherFailuresLeaveWritesAccepted() throws Exception {
     DiskReserve r = reserve(RESERVE);
-    r.beforeOpen();
+    r.afterOpen();
     RocksFacade db = r.guard(below());
     nextFailure = new RocksDBException("IO error: injected");
     assertThatThrownBy(() -> write(db)).hasMessage("IO error: injected");
@@ -149,7 +167,8 @@ class DiskReserveTest {
   void openWithoutReserveAndNoRoomStartsLowOnSpace() throws Exception {
     free.set(MARGIN); // enough for the margin, not for the reserve too
     DiskReserve r = reserve(RESERVE);
-    r.beforeOpen();
+    assertThat(r.releaseForOpen()).isFalse();
+    r.afterOpen();
     assertThat(file()).doesNotExist();
     assertThat(r.lowSpace()).isTrue();
     assertThat(r.tryResume()).isFalse();
@@ -161,7 +180,7 @@ class DiskReserveTest {
   @Test
   void aPartialReserveLeftByACrashIsRemovedAtOpen() throws Exception {
     Files.write(dir.resolve(DiskReserve.PARTIAL_FILE_NAME), new byte[1000]);
-    reserve(RESERVE).beforeOpen();
+    reserve(RESERVE).afterOpen();
     assertThat(dir.resolve(DiskReserve.PARTIAL_FILE_NAME)).doesNotExist();
     assertThat(Files.size(file())).isEqualTo(RESERVE);
   }
@@ -170,7 +189,8 @@ class DiskReserveTest {
   void sizeZeroMeansNoFileAndNoRefusals() throws Exception {
     free.set(0);
     DiskReserve r = reserve(0);
-    r.beforeOpen();
+    r.afterOpen();
+    assertThat(r.releaseForOpen()).isFalse();
     assertThat(file()).doesNotExist();
     RocksFacade inner = below();
     assertThat(r.guard(inner)).isSameAs(inner);
