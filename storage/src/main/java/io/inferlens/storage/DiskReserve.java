@@ -176,7 +176,7 @@ final class DiskReserve {
 
   /**
    * Leaves the low-space state if {@link #neededBytes()} is free now, recreating the reserve
-   * first (writes {@code reserveBytes}, then fsync; tens of milliseconds for 64 MiB).
+   * first (writes {@code reserveBytes} random bytes, then fsync, under this object's lock).
    *
    * @return true if writes are accepted (also when not in the low-space state)
    */
