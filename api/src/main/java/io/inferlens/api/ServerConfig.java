@@ -360,12 +360,16 @@ public record ServerConfig(
   }
 
   /**
-   * @return the store options these settings give
+   * @return the store options these settings give: with the disk reserve
+   *     ({@link StoreOptions#DEFAULT_DISK_RESERVE_BYTES}) for the one store of a server, none
+   *     for each tenant's with {@code --multitenancy} (64 MiB per tenant would dwarf a small
+   *     tenant's data)
    * @throws IllegalArgumentException if a retention is not positive or the head size below 1
    */
   public StoreOptions storeOptions() {
     return new StoreOptions(dataDir, retentionMs, walSync, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, headMaxSamples, seriesLimits);
+        rollup1hRetentionMs, headMaxSamples, seriesLimits,
+        tenancy.enabled() ? 0 : StoreOptions.DEFAULT_DISK_RESERVE_BYTES);
   }
 
   /** Default retention: 30 days in milliseconds. */

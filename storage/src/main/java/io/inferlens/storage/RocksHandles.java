@@ -245,12 +245,18 @@ final class RocksHandles implements AutoCloseable {
               .setCreateMissingColumnFamilies(true)
               .setWriteBufferManager(memtables)
               .setLogger(rocksLog)
-              // One store of many (a tenant's): no fallocate. RocksDB preallocates each WAL
-              // file to 1.1 × the largest memtable (35 MiB for the head log's 32) and the
-              // MANIFEST to 4 MiB, which a tenant that writes a few thousand samples never
-              // fills: 100 tenants held 3.9 GiB of disk for 1.8 M samples (docs/BENCHMARKS.md,
-              // "Tenants"). The one store of a server keeps RocksDB's default.
-              .setAllowFAllocate(shared == null));
+              // No fallocate. RocksDB preallocates each WAL file to 1.1 × the largest memtable
+              // (35 MiB for the head log's 32) and the MANIFEST to 4 MiB: a tenant that writes
+              // a few thousand samples never fills them (100 tenants held 3.9 GiB of disk for
+              // 1.8 M samples, docs/BENCHMARKS.md, "Tenants"), and on a nearly full disk the
+              // new WAL and MANIFEST of an open took that room from the SST files the open
+              // writes. Durability is the WAL's sync, which this does not change.
+              .setAllowFAllocate(false)
+              // Replayed WAL records stay in the memtables (their WAL files kept) instead of
+              // being written to SST files at open: a store killed on a full disk then opened
+              // with under 1 MiB free unless a memtable overflows in the replay (then RocksDB
+              // flushes them all, which took up to 16 MiB: see DiskReserve).
+              .setAvoidFlushDuringRecovery(true));
 
       Path dir = options.dataDir().toAbsolutePath();
       List<byte[]> existing;

@@ -85,8 +85,9 @@ final class StoreBackground implements HeadAppender.FlushRequester {
   }
 
   /**
-   * The periodic background work (every 5 s; tests call it directly with a fake clock): flush a
-   * head that is old or idle, sweep idle series inactive (once a minute), then finalize closed
+   * The periodic background work (every 5 s; tests call it directly with a fake clock): leave
+   * the low-space state when there is room again ({@link DiskReserve#tryResume()}, else stop
+   * here), flush a head that is old or idle, sweep idle series inactive (once a minute), then finalize closed
    * windows. When idle, windows are closed by the
    * clock too, not only by the newest sample, so the last windows of a burst get finalized.
    */
@@ -94,6 +95,9 @@ final class StoreBackground implements HeadAppender.FlushRequester {
     try {
       if (core.closed) {
         return;
+      }
+      if (!core.reserve.tryResume()) {
+        return; // low on space: every write would be refused, so none is tried
       }
       boolean old;
       boolean idle;

@@ -28,6 +28,10 @@ import java.util.Objects;
  *     so the default 2 M costs about 10 MiB beside the per-series objects
  * @param seriesLimits the active-series limits the append path enforces (default
  *     {@link SeriesLimits#DEFAULTS}); not null
+ * @param diskReserveBytes size of the disk reserve file in the data directory, bytes, &ge; 0
+ *     ({@link DiskReserve}; the server's single store uses {@link #DEFAULT_DISK_RESERVE_BYTES});
+ *     0, the default of the shorter constructors: no reserve, and writes on a full disk fail
+ *     and recover as RocksDB's do
  */
 public record StoreOptions(
     Path dataDir,
@@ -37,7 +41,8 @@ public record StoreOptions(
     long rollup5mRetentionMs,
     long rollup1hRetentionMs,
     int headMaxSamples,
-    SeriesLimits seriesLimits) {
+    SeriesLimits seriesLimits,
+    long diskReserveBytes) {
 
   /** Default retention: 30 days in milliseconds. */
   public static final long DEFAULT_RETENTION_MS = 30L * 24 * 60 * 60 * 1000;
@@ -60,6 +65,14 @@ public record StoreOptions(
   public static final int DEFAULT_HEAD_MAX_SAMPLES = 2_000_000;
 
   /**
+   * Disk reserve of the server's store: 64 MiB. Opening a store killed on a full disk needed up
+   * to 16 MiB free (RocksDB's WAL replay overflowing a memtable writes them all to SST files at
+   * open; under 1 MiB when none overflows), so 64 MiB is four times that and covers the replay
+   * of two full head-log memtables ({@link DiskReserve}).
+   */
+  public static final long DEFAULT_DISK_RESERVE_BYTES = 64L << 20;
+
+  /**
    * Validates the options.
    *
    * @param dataDir the data directory
@@ -70,9 +83,10 @@ public record StoreOptions(
    * @param rollup1hRetentionMs 1-hour rollup retention in milliseconds
    * @param headMaxSamples head flush threshold in samples
    * @param seriesLimits the active-series limits
+   * @param diskReserveBytes disk reserve file size in bytes, 0 for none
    * @throws NullPointerException if {@code dataDir} or {@code seriesLimits} is null
-   * @throws IllegalArgumentException if a retention is &le; 0, {@code blockCacheBytes} &lt; 0 or
-   *     {@code headMaxSamples} &lt; 1
+   * @throws IllegalArgumentException if a retention is &le; 0, {@code blockCacheBytes} &lt; 0,
+   *     {@code headMaxSamples} &lt; 1 or {@code diskReserveBytes} &lt; 0
    */
   public StoreOptions {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -94,6 +108,30 @@ public record StoreOptions(
     if (headMaxSamples < 1) {
       throw new IllegalArgumentException("headMaxSamples must be >= 1, got " + headMaxSamples);
     }
+    if (diskReserveBytes < 0) {
+      throw new IllegalArgumentException(
+          "diskReserveBytes must be >= 0, got " + diskReserveBytes);
+    }
+  }
+
+  /**
+   * The first eight options without a disk reserve.
+   *
+   * @param dataDir the data directory
+   * @param retentionMs retention in milliseconds, &gt; 0
+   * @param syncWal whether each append waits for a WAL fsync
+   * @param blockCacheBytes block cache size in bytes, &ge; 0
+   * @param rollup5mRetentionMs 5-minute rollup retention in milliseconds, &gt; 0
+   * @param rollup1hRetentionMs 1-hour rollup retention in milliseconds, &gt; 0
+   * @param headMaxSamples head flush threshold in samples, &ge; 1
+   * @param seriesLimits the active-series limits, not null
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public StoreOptions(Path dataDir, long retentionMs, boolean syncWal, long blockCacheBytes,
+      long rollup5mRetentionMs, long rollup1hRetentionMs, int headMaxSamples,
+      SeriesLimits seriesLimits) {
+    this(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
+        rollup1hRetentionMs, headMaxSamples, seriesLimits, 0);
   }
 
   /**
@@ -143,7 +181,7 @@ public record StoreOptions(
    */
   public StoreOptions withRollupRetentionMs(long fiveMinuteMs, long oneHourMs) {
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, fiveMinuteMs,
-        oneHourMs, headMaxSamples, seriesLimits);
+        oneHourMs, headMaxSamples, seriesLimits, diskReserveBytes);
   }
 
   /**
@@ -152,7 +190,7 @@ public record StoreOptions(
    */
   public StoreOptions withHeadMaxSamples(int samples) {
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, samples, seriesLimits);
+        rollup1hRetentionMs, samples, seriesLimits, diskReserveBytes);
   }
 
   /**
@@ -161,7 +199,7 @@ public record StoreOptions(
    */
   public StoreOptions withRetentionMs(long newRetentionMs) {
     return new StoreOptions(dataDir, newRetentionMs, syncWal, blockCacheBytes,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits, diskReserveBytes);
   }
 
   /**
@@ -170,7 +208,7 @@ public record StoreOptions(
    */
   public StoreOptions withSyncWal(boolean newSyncWal) {
     return new StoreOptions(dataDir, retentionMs, newSyncWal, blockCacheBytes,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits, diskReserveBytes);
   }
 
   /**
@@ -179,7 +217,7 @@ public record StoreOptions(
    */
   public StoreOptions withBlockCacheBytes(long newBlockCacheBytes) {
     return new StoreOptions(dataDir, retentionMs, syncWal, newBlockCacheBytes,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits, diskReserveBytes);
   }
 
   /**
@@ -188,7 +226,16 @@ public record StoreOptions(
    */
   public StoreOptions withSeriesLimits(SeriesLimits limits) {
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, headMaxSamples, limits);
+        rollup1hRetentionMs, headMaxSamples, limits, diskReserveBytes);
+  }
+
+  /**
+   * @param bytes disk reserve file size in bytes, &ge; 0; 0 for none ({@link DiskReserve})
+   * @return a copy with that reserve
+   */
+  public StoreOptions withDiskReserveBytes(long bytes) {
+    return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
+        rollup1hRetentionMs, headMaxSamples, seriesLimits, bytes);
   }
 
   /**
@@ -197,6 +244,6 @@ public record StoreOptions(
    */
   public StoreOptions withDataDir(Path dir) {
     return new StoreOptions(dir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, headMaxSamples, seriesLimits);
+        rollup1hRetentionMs, headMaxSamples, seriesLimits, diskReserveBytes);
   }
 }

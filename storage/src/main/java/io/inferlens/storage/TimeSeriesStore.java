@@ -114,8 +114,8 @@ public final class TimeSeriesStore
   final StoreBackground background;
 
   private TimeSeriesStore(StoreOptions options, Clock clock, RocksHandles rocks,
-      WriteHealth health) {
-    this.core = new StoreCore(options, clock, rocks);
+      WriteHealth health, DiskReserve reserve) {
+    this.core = new StoreCore(options, clock, rocks, reserve);
     this.health = health;
     this.flusher = new HeadFlusher(core);
     this.maintenance = new StoreMaintenance(core);
@@ -148,6 +148,11 @@ public final class TimeSeriesStore
    * needed, rebuilds the in-memory index (time proportional to the number of series and
    * partitions) and replays the head log into the head (proportional to the samples not yet
    * flushed, at most about {@link StoreOptions#headMaxSamples()} plus one flush).
+   *
+   * <p>On a full disk, with {@link StoreOptions#diskReserveBytes()} &gt; 0: if RocksDB cannot
+   * open for lack of space the reserve file is deleted and the open tried once more; with less
+   * free than writes need, the store opens refusing writes, {@link #writeHealth()} saying why,
+   * until there is room again ({@code DiskReserve}).
    *
    * @param options where and how
    * @param clock the source of "now" (milliseconds) for the retention check in {@link #append},
@@ -199,15 +204,30 @@ public final class TimeSeriesStore
     } catch (IOException e) {
       throw new StorageException("cannot create data directory " + dir + ": " + e, e);
     }
-    RocksHandles rocks;
-    // Outermost, so it sees what the store sees, injected failures included.
+    DiskReserve reserve = DiskReserve.of(options);
+    // Outermost, so it sees what the store sees, injected failures and refusals included.
     WriteHealth health = new WriteHealth(clock);
+    java.util.function.UnaryOperator<RocksFacade> facade =
+        real -> health.track(reserve.guard(wrap.apply(real)));
+    RocksHandles rocks;
     try {
-      rocks = RocksHandles.open(options, real -> health.track(wrap.apply(real)), memory);
-    } catch (RocksDBException e) {
+      try {
+        rocks = RocksHandles.open(options, facade, memory);
+      } catch (RocksDBException e) {
+        // A full disk: the reserve's room lets the WAL replay write its SST files.
+        if (!DiskReserve.isNoSpace(e) || !reserve.releaseForOpen()) {
+          throw e;
+        }
+        rocks = RocksHandles.open(options, facade, memory);
+      }
+    } catch (RocksDBException | IOException e) {
       throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
     }
-    TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks, health);
+    reserve.afterOpen();
+    if (reserve.lowSpace()) {
+      health.failed(reserve.refusalException()); // not ready from the start, saying why
+    }
+    TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks, health, reserve);
     long startNs = System.nanoTime();
     try {
       new HeadReplay(store.core).load();
@@ -249,7 +269,8 @@ public final class TimeSeriesStore
    * as {@code --wal-sync} says): a delete of the {@code meta} key {@code write_probe}, which no
    * record ever holds, so nothing is stored but a tombstone compaction drops. Its outcome updates
    * {@link #writeHealth()} as any write does; readiness calls it while the store cannot write,
-   * to see it recover without a sender's write.
+   * to see it recover without a sender's write. While the store is low on space it first checks
+   * the free space, and writes the disk reserve again once there is room.
    *
    * @throws StorageException if the write fails (e.g. the disk is still full) or the store is
    *     closed
