@@ -320,7 +320,8 @@ public final class InferLensServer implements AutoCloseable {
         return delegate.serve(ctx, req);
       });
     }
-    writeService = new WriteService(tenants);
+    writeService = new WriteService(tenants,
+        new InflightWrites(config.maxInflightWriteBytes()));
     sb.service("/api/v1/write", writeService);
     if (!tenants.multi()) {
       tenants.all().get(0).bind(sb::service);

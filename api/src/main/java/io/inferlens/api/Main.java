@@ -227,6 +227,12 @@ public final class Main implements Runnable {
             + "the response is cut off and a warning logged (default: ${DEFAULT-VALUE}).")
     long maxExportSamples;
 
+    @Option(names = "--max-inflight-write-bytes", defaultValue = "64MiB", paramLabel = "SIZE",
+        description = "Most bytes of remote-write bodies (as sent, compressed) being received, "
+            + "queued or decoded at once; a request past it is answered 503 with Retry-After "
+            + "before its body is read, and the sender retries it (default: ${DEFAULT-VALUE}).")
+    String maxInflightWriteBytes;
+
     @Option(names = "--block-cache", defaultValue = "32MiB", paramLabel = "SIZE",
         description = "RocksDB block cache shared by all column families: data, index and "
             + "filter blocks of recent reads (default: ${DEFAULT-VALUE}).")
@@ -368,6 +374,7 @@ public final class Main implements Runnable {
               .withConsumerGroupTargets(consumerGroups))
           .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
           .withMaxExportSamples(maxExportSamples)
+          .withMaxInflightWriteBytes(Units.parseBytes(maxInflightWriteBytes))
           .withBlockCacheBytes(Units.parseBytes(blockCache))
           .withWriteLimits(new io.inferlens.ingest.LabelLimits(maxLabelNamesPerSeries,
                   maxLabelNameLength, maxLabelValueLength, maxMetricNameLength, allowUtf8Names),

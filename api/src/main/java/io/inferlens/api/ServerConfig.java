@@ -33,6 +33,10 @@ import java.nio.file.Path;
  * @param maxExportSamples most samples one {@code /api/v1/export} may write, &ge; 1; more answers
  *     422 within the first MiB of the body, else cuts the body off (default
  *     {@value #DEFAULT_MAX_EXPORT_SAMPLES})
+ * @param maxInflightWriteBytes most bytes of remote-write bodies (as sent, compressed) admitted
+ *     and not yet answered, &ge; 1; a request past it is answered 503 with {@code Retry-After}
+ *     before its body is read, unless nothing else is in flight (default 64 MiB,
+ *     {@link InflightWrites})
  * @param blockCacheBytes RocksDB block cache shared by all column families, in bytes, &ge; 0
  *     (default {@link StoreOptions#DEFAULT_BLOCK_CACHE_BYTES}, 32 MiB)
  * @param evalIntervalMs how often the always-on evaluator evaluates every target's new steps
@@ -70,6 +74,7 @@ public record ServerConfig(
     long maxReadSeries,
     long maxReadBytes,
     long maxExportSamples,
+    long maxInflightWriteBytes,
     long blockCacheBytes,
     long evalIntervalMs,
     long rollup5mRetentionMs,
@@ -102,6 +107,10 @@ public record ServerConfig(
       throw new IllegalArgumentException("--max-export-samples (" + maxExportSamples
           + ") must be at least 1");
     }
+    if (maxInflightWriteBytes < 1) {
+      throw new IllegalArgumentException("--max-inflight-write-bytes (" + maxInflightWriteBytes
+          + ") must be at least 1");
+    }
     if (blockCacheBytes < 0) {
       throw new IllegalArgumentException("--block-cache (" + blockCacheBytes
           + ") must be at least 0");
@@ -131,7 +140,7 @@ public record ServerConfig(
       Path catalogFile, TargetConfig targets, long maxReadSeries, long maxReadBytes) {
     this(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs, walSync, analysis,
         catalogFile, targets, maxReadSeries, maxReadBytes, DEFAULT_MAX_EXPORT_SAMPLES,
-        StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
+        InflightWrites.DEFAULT_LIMIT_BYTES, StoreOptions.DEFAULT_BLOCK_CACHE_BYTES,
         DEFAULT_EVAL_INTERVAL_MS, StoreOptions.DEFAULT_ROLLUP_5M_RETENTION_MS,
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
         EngineOptions.DEFAULTS, AlertingConfig.none(null), WebOptions.DEFAULTS,
@@ -193,6 +202,17 @@ public record ServerConfig(
   public ServerConfig withMaxExportSamples(long newMaxExportSamples) {
     Copy c = new Copy(this);
     c.maxExportSamples = newMaxExportSamples;
+    return c.build();
+  }
+
+  /**
+   * @param newMaxInflightWriteBytes most bytes of remote-write bodies in flight, &ge; 1
+   * @return a copy with this bound
+   * @throws IllegalArgumentException if below 1
+   */
+  public ServerConfig withMaxInflightWriteBytes(long newMaxInflightWriteBytes) {
+    Copy c = new Copy(this);
+    c.maxInflightWriteBytes = newMaxInflightWriteBytes;
     return c.build();
   }
 
@@ -309,6 +329,7 @@ public record ServerConfig(
     long maxReadSeries;
     long maxReadBytes;
     long maxExportSamples;
+    long maxInflightWriteBytes;
     long blockCacheBytes;
     long evalIntervalMs;
     long rollup5mRetentionMs;
@@ -336,6 +357,7 @@ public record ServerConfig(
       maxReadSeries = c.maxReadSeries;
       maxReadBytes = c.maxReadBytes;
       maxExportSamples = c.maxExportSamples;
+      maxInflightWriteBytes = c.maxInflightWriteBytes;
       blockCacheBytes = c.blockCacheBytes;
       evalIntervalMs = c.evalIntervalMs;
       rollup5mRetentionMs = c.rollup5mRetentionMs;
@@ -354,7 +376,7 @@ public record ServerConfig(
     ServerConfig build() {
       return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs,
           walSync, analysis, catalogFile, targets, maxReadSeries, maxReadBytes, maxExportSamples,
-          blockCacheBytes, evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
+          maxInflightWriteBytes, blockCacheBytes, evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
           alerting, web, seriesLimits, labelLimits, ingestionRate, ha, tenancy);
     }
   }

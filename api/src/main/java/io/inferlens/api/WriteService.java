@@ -26,13 +26,15 @@ import org.slf4j.LoggerFactory;
  * (whole seconds) when the request came beyond {@code --limits.ingestion-rate}, nothing of it
  * stored, so the sender backs off and retries; 202 when HA deduplication dropped the request as
  * a non-elected replica's (as Mimir: a 2xx, so the replica does not retry, with a body naming the
- * elected replica); 503 only when the store failed, so the sender
+ * elected replica); 503 when the store failed or the server is overloaded, so the sender
  * retries (docs/DESIGN.md section 2). With {@code --multitenancy}, the request's
  * {@code X-Scope-OrgID} header picks the tenant whose store, limits and HA elections apply
  * ({@link Tenants}): 401 without it, 400 for a malformed id or a new tenant past
  * {@code --multitenancy.max-tenants}; a new tenant's store is created by its first write.
  *
  * <p>The body is aggregated by Armeria under the server's {@code maxRequestLength} (413 past it);
+ * a request whose body would take the bodies in flight past {@code --max-inflight-write-bytes}
+ * is answered 503 with {@code Retry-After} before its body is read ({@link InflightWrites});
  * decoding and the RocksDB write run on this service's own pool of {@link #threads()} threads,
  * never on the event loop. Not on Armeria's shared blocking pool (up to 200 threads): each
  * decoding thread keeps about 1-5 MiB of scratch (decompression buffer, label strings), and
@@ -45,6 +47,7 @@ public final class WriteService implements HttpService, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WriteService.class);
 
   private final Tenants tenants;
+  private final InflightWrites inflight;
   private final java.util.concurrent.ExecutorService pool;
 
   /** @return decoding threads: the number of cores, at least 2 */
@@ -56,9 +59,11 @@ public final class WriteService implements HttpService, AutoCloseable {
    * @param tenants the tenant of each request (the one store without --multitenancy), whose
    *     {@link Tenant#writeHandler()} decodes and appends and whose {@link Tenant#metrics()}
    *     count the outcome
+   * @param inflight the bound on request bodies in flight ({@code --max-inflight-write-bytes})
    */
-  WriteService(Tenants tenants) {
+  WriteService(Tenants tenants, InflightWrites inflight) {
     this.tenants = tenants;
+    this.inflight = inflight;
     java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
     this.pool = java.util.concurrent.Executors.newFixedThreadPool(threads(), r -> {
       Thread t = new Thread(r, "inferlens-write-" + n.incrementAndGet());
@@ -86,7 +91,42 @@ public final class WriteService implements HttpService, AutoCloseable {
       return text(knownMetrics(req.headers()), ErrorMapping.Kind.TOO_LARGE,
           "body of " + declared + " bytes exceeds --max-request-bytes " + cap);
     }
-    return HttpResponse.of(req.aggregate().thenApplyAsync(this::handle, pool));
+    long charge = declared >= 0 ? declared : Math.max(cap, 0);
+    if (!inflight.tryAcquire(charge)) {
+      return overloaded(knownMetrics(req.headers()), charge);
+    }
+    return HttpResponse.of(req.aggregate()
+        .thenApplyAsync(agg -> ctx.isCancelled() ? abandoned(agg) : handle(agg), pool)
+        .whenComplete((r, e) -> inflight.release(charge)));
+  }
+
+  /**
+   * 503 with {@code Retry-After: 1}: the body would take the bytes in flight past
+   * {@code --max-inflight-write-bytes}. The sender keeps the samples and retries; the body is
+   * not read.
+   */
+  private HttpResponse overloaded(SelfMetrics metrics, long bodyBytes) {
+    if (metrics != null) {
+      metrics.writeRequest(HttpStatus.SERVICE_UNAVAILABLE.code());
+    }
+    ResponseHeaders headers = ResponseHeaders.builder(HttpStatus.SERVICE_UNAVAILABLE)
+        .contentType(MediaType.PLAIN_TEXT_UTF_8)
+        .add(HttpHeaderNames.RETRY_AFTER, "1")
+        .build();
+    return HttpResponse.of(headers, HttpData.ofUtf8("overloaded: " + inflight.inflightBytes()
+        + " bytes of remote-write bodies are in flight and this body of " + bodyBytes
+        + " bytes would pass --max-inflight-write-bytes=" + inflight.limitBytes()
+        + "; nothing of it was stored, retry after 1 s\n"));
+  }
+
+  /**
+   * A request whose sender gave up (closed the connection) or that timed out while it waited in
+   * the queue: not decoded, since nobody reads the answer and the sender will send it again;
+   * decoding it would only make the queue behind it wait longer under overload.
+   */
+  private HttpResponse abandoned(AggregatedHttpRequest req) {
+    return text(knownMetrics(req.headers()), ErrorMapping.Kind.UNAVAILABLE,
+        "request cancelled or timed out before it was decoded; nothing of it was stored");
   }
 
   /** @return the metrics of the request's tenant if it has a store, else null; never opens one */
