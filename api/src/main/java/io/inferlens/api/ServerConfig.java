@@ -360,16 +360,15 @@ public record ServerConfig(
   }
 
   /**
-   * @return the store options these settings give: with the disk reserve
-   *     ({@link StoreOptions#DEFAULT_DISK_RESERVE_BYTES}) for the one store of a server, none
-   *     for each tenant's with {@code --multitenancy} (64 MiB per tenant would dwarf a small
-   *     tenant's data)
+   * @return the store options these settings give, with the free-space floor
+   *     ({@link StoreOptions#DEFAULT_MIN_FREE_DISK_BYTES}) for the server's store and, with
+   *     {@code --multitenancy}, each tenant's (a floor costs no disk)
    * @throws IllegalArgumentException if a retention is not positive or the head size below 1
    */
   public StoreOptions storeOptions() {
     return new StoreOptions(dataDir, retentionMs, walSync, blockCacheBytes, rollup5mRetentionMs,
         rollup1hRetentionMs, headMaxSamples, seriesLimits,
-        tenancy.enabled() ? 0 : StoreOptions.DEFAULT_DISK_RESERVE_BYTES);
+        StoreOptions.DEFAULT_MIN_FREE_DISK_BYTES);
   }
 
   /** Default retention: 30 days in milliseconds. */
