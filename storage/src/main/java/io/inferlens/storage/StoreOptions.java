@@ -69,7 +69,7 @@ public record StoreOptions(
   /**
    * Free-space floor of the server's stores: 64 MiB. With ingest stopped there, memtable
    * flushes do not fail for lack of space, so the WAL fits the memtables and a restart needs
-   * about 1 MiB free (measured); the floor leaves room for flushes and compactions that run
+   * under 1 MiB free (32 KiB measured); the floor leaves room for flushes and compactions that run
    * after ingest stops, and for a few such restarts ({@link FreeSpaceFloor}).
    */
   public static final long DEFAULT_MIN_FREE_DISK_BYTES = 64L << 20;

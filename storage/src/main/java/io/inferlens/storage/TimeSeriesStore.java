@@ -151,8 +151,8 @@ public final class TimeSeriesStore
    *
    * <p>With {@link StoreOptions#minFreeDiskBytes()} &gt; 0 and less than that free, the store
    * opens refusing writes, {@link #writeHealth()} saying why, until there is room again
-   * ({@code FreeSpaceFloor}). An open itself needs a few MiB free (about 1 MiB measured after
-   * a stop at the floor); without them it fails with a {@link StorageException} saying how
+   * ({@code FreeSpaceFloor}). An open itself needs some free space (32 KiB measured after a
+   * stop at the floor, up to 16 MiB after memtable flushes failed on a full disk); without it it fails with a {@link StorageException} saying how
    * many bytes are free. A disk reserve file left by an earlier version is deleted first.
    *
    * @param options where and how
