@@ -117,6 +117,13 @@ public final class Main implements Runnable {
             + "gets 413 (default: ${DEFAULT-VALUE}).")
     String maxRequestBytes;
 
+    @Option(names = "--storage.min-free-disk", defaultValue = "64MiB", paramLabel = "SIZE",
+        description = "Free space writes never take on the data directory's file system: below "
+            + "it writes and /-/ready answer 503 until this plus 32 MiB is free, so a restart "
+            + "always finds the few MiB it needs. Nothing is written to disk for it; 0 turns it "
+            + "off (default: ${DEFAULT-VALUE}).")
+    String minFreeDisk;
+
     @Option(names = "--max-future", defaultValue = "10m", paramLabel = "DURATION",
         description = "How far ahead of this server's clock a sample may be before it is refused "
             + "(default: ${DEFAULT-VALUE}).")
@@ -376,6 +383,7 @@ public final class Main implements Runnable {
           .withMaxExportSamples(maxExportSamples)
           .withMaxInflightWriteBytes(Units.parseBytes(maxInflightWriteBytes))
           .withBlockCacheBytes(Units.parseBytes(blockCache))
+          .withMinFreeDisk(minFreeDisk())
           .withWriteLimits(new io.inferlens.ingest.LabelLimits(maxLabelNamesPerSeries,
                   maxLabelNameLength, maxLabelValueLength, maxMetricNameLength, allowUtf8Names),
               new io.inferlens.ingest.IngestionRate(ingestionRate, ingestionBurst))
@@ -407,6 +415,21 @@ public final class Main implements Runnable {
         io.inferlens.analysis.catalog.SignalCatalog.load(catalog);
       }
       return config;
+    }
+
+    /**
+     * @return {@code --storage.min-free-disk} in bytes, &ge; 0 (0 turns the floor off)
+     * @throws IllegalArgumentException naming the flag if it is not a size
+     */
+    private long minFreeDisk() {
+      if (minFreeDisk.trim().equals("0")) {
+        return 0;
+      }
+      try {
+        return Units.parseBytes(minFreeDisk);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--storage.min-free-disk: " + e.getMessage(), e);
+      }
     }
 
     /** @return the alerting flags, validated (IllegalArgumentException naming the flag) */

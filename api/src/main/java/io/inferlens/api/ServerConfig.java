@@ -60,6 +60,9 @@ import java.nio.file.Path;
  * @param ha deduplication of Prometheus HA pairs ({@code --ha.*}; default {@link HaConfig#OFF})
  * @param tenancy one store per {@code X-Scope-OrgID} tenant ({@code --multitenancy},
  *     {@code --multitenancy.max-tenants}; default {@link Multitenancy#OFF}: one store)
+ * @param minFreeDiskBytes free bytes that writes never take on the data directory's file
+ *     system, &ge; 0 ({@code --storage.min-free-disk}; default
+ *     {@link StoreOptions#DEFAULT_MIN_FREE_DISK_BYTES}, 64 MiB; 0 turns the floor off)
  */
 public record ServerConfig(
     InetSocketAddress listen,
@@ -87,7 +90,8 @@ public record ServerConfig(
     LabelLimits labelLimits,
     IngestionRate ingestionRate,
     HaConfig ha,
-    Multitenancy tenancy) {
+    Multitenancy tenancy,
+    long minFreeDiskBytes) {
 
   /** Validates the read limits, the block cache size, rollup retentions and the head size. */
   public ServerConfig {
@@ -132,6 +136,10 @@ public record ServerConfig(
       throw new IllegalArgumentException("--head-max-samples (" + headMaxSamples
           + ") must be at least 1");
     }
+    if (minFreeDiskBytes < 0) {
+      throw new IllegalArgumentException("--storage.min-free-disk (" + minFreeDiskBytes
+          + ") must be at least 0");
+    }
   }
 
   /** Everything but the block cache size, which takes its default. */
@@ -145,7 +153,7 @@ public record ServerConfig(
         StoreOptions.DEFAULT_ROLLUP_1H_RETENTION_MS, StoreOptions.DEFAULT_HEAD_MAX_SAMPLES,
         EngineOptions.DEFAULTS, AlertingConfig.none(null), WebOptions.DEFAULTS,
         SeriesLimits.DEFAULTS, LabelLimits.defaults(), IngestionRate.OFF, HaConfig.OFF,
-        Multitenancy.OFF);
+        Multitenancy.OFF, StoreOptions.DEFAULT_MIN_FREE_DISK_BYTES);
   }
 
   /** Everything but the remote-read limits, which take their defaults. */
@@ -315,6 +323,16 @@ public record ServerConfig(
     return c.build();
   }
 
+  /**
+   * @param bytes free bytes writes never take, &ge; 0; 0 turns the floor off
+   * @return a copy with that free-space floor
+   */
+  public ServerConfig withMinFreeDisk(long bytes) {
+    Copy c = new Copy(this);
+    c.minFreeDiskBytes = bytes;
+    return c.build();
+  }
+
   /** A mutable copy of every component, so each {@code with…} names only what it changes. */
   private static final class Copy {
     InetSocketAddress listen;
@@ -343,6 +361,7 @@ public record ServerConfig(
     IngestionRate ingestionRate;
     HaConfig ha;
     Multitenancy tenancy;
+    long minFreeDiskBytes;
 
     Copy(ServerConfig c) {
       listen = c.listen;
@@ -371,27 +390,28 @@ public record ServerConfig(
       ingestionRate = c.ingestionRate;
       ha = c.ha;
       tenancy = c.tenancy;
+      minFreeDiskBytes = c.minFreeDiskBytes;
     }
 
     ServerConfig build() {
       return new ServerConfig(listen, dataDir, retentionMs, maxRequestBytes, maxFutureMs,
           walSync, analysis, catalogFile, targets, maxReadSeries, maxReadBytes, maxExportSamples,
-          maxInflightWriteBytes, blockCacheBytes, evalIntervalMs, rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, query,
-          alerting, web, seriesLimits, labelLimits, ingestionRate, ha, tenancy);
+          maxInflightWriteBytes, blockCacheBytes, evalIntervalMs, rollup5mRetentionMs,
+          rollup1hRetentionMs, headMaxSamples, query, alerting, web, seriesLimits, labelLimits,
+          ingestionRate, ha, tenancy, minFreeDiskBytes);
     }
   }
 
   /**
-   * @return the store options these settings give: with the disk reserve
-   *     ({@link StoreOptions#DEFAULT_DISK_RESERVE_BYTES}) for the one store of a server, none
-   *     for each tenant's with {@code --multitenancy} (64 MiB per tenant would dwarf a small
-   *     tenant's data)
+   * @return the store options these settings give, with the free-space floor
+   *     ({@code minFreeDiskBytes}) for the server's store and, with {@code --multitenancy},
+   *     each tenant's (a floor costs no disk)
    * @throws IllegalArgumentException if a retention is not positive or the head size below 1
    */
   public StoreOptions storeOptions() {
     return new StoreOptions(dataDir, retentionMs, walSync, blockCacheBytes, rollup5mRetentionMs,
         rollup1hRetentionMs, headMaxSamples, seriesLimits,
-        tenancy.enabled() ? 0 : StoreOptions.DEFAULT_DISK_RESERVE_BYTES);
+        minFreeDiskBytes);
   }
 
   /** Default retention: 30 days in milliseconds. */

@@ -28,17 +28,22 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A server SIGKILLed on a full disk starts again with under 10 MB free (issue 39, item 2): it
- * serves every acknowledged sample, {@code /-/ready} and writes answer 503 saying the disk is
- * full, and once space is freed, without a restart, it turns ready and stores writes again.
- * Real RocksDB on a real file system: a tmpfs of {@value #TMPFS_MB} MiB mounted for the test
- * (skipped where mounting is not permitted, e.g. not root; CI runs as root).
+ * A server stopped by its free-space floor, SIGKILLed, then started with under 10 MB free once
+ * another process filled the disk (issue 39, item 2): it starts, serves every acknowledged
+ * sample, {@code /-/ready} and writes answer 503 naming the free bytes and the floor, and once
+ * space is freed, without a restart, it turns ready and stores writes again. A start with no
+ * space at all exits saying how much is free and what an open needs. Nothing but RocksDB's and
+ * the store's files is in the data directory. Real RocksDB on a real file system: a tmpfs of
+ * {@value #TMPFS_MB} MiB mounted for the test (skipped where mounting is not permitted, e.g. not
+ * root; CI runs as root).
  */
 class FullDiskRestartTest {
 
-  /** The tmpfs: the 64 MiB disk reserve, about 10 MiB of samples (about 1 M) and the fillers. */
+  /** The tmpfs: the 64 MiB floor, about 10 MiB of samples (about 1 M) and the fillers. */
   private static final int TMPFS_MB = 160;
-  /** Free bytes left for the writes before the disk is full: 10 MiB. */
+  /** The server's default floor, {@code --storage.min-free-disk}: 64 MiB. */
+  private static final long FLOOR_BYTES = 64L << 20;
+  /** Free bytes above the floor left for the writes: 10 MiB. */
   private static final long WRITE_ROOM_BYTES = 10L << 20;
   /** Free bytes left for the restart: 4 MiB, under the 10 MB the issue names. */
   private static final long RESTART_FREE_BYTES = 4L << 20;
@@ -77,9 +82,9 @@ class FullDiskRestartTest {
         "--eval-interval=0s");
     ExternalProcesses.awaitOk(base.resolve("/-/ready"), server, Duration.ofSeconds(60), log);
 
-    // Fill the disk: a filler leaves WRITE_ROOM_BYTES, the writes take the rest.
+    // A filler leaves the floor and WRITE_ROOM_BYTES; the writes take the room, then stop.
     Path filler = mnt.resolve("filler");
-    fill(filler, usable(mnt) - WRITE_ROOM_BYTES);
+    fill(filler, usable(mnt) - FLOOR_BYTES - WRITE_ROOM_BYTES);
     long t0 = System.currentTimeMillis() - 3_600_000L;
     List<Integer> acked = new ArrayList<>();
     int refused = 0;
@@ -92,22 +97,41 @@ class FullDiskRestartTest {
         refused++;
       }
     }
-    assertThat(refused).as("writes answered 503 once the disk was full").isEqualTo(5);
-    assertThat(acked).as("acknowledged before the disk filled").hasSizeGreaterThan(100);
+    assertThat(refused).as("writes answered 503 at the floor").isEqualTo(5);
+    assertThat(acked).as("acknowledged before the floor").hasSizeGreaterThan(100);
+    long freeAtFloor = usable(mnt);
+    assertThat(freeAtFloor).as("free bytes when writes stopped")
+        .isGreaterThan(FLOOR_BYTES - (4L << 20));
 
     server.destroyForcibly(); // SIGKILL, as a liveness probe's restart
     server.waitFor(30, TimeUnit.SECONDS);
+
+    // Another process takes every byte: the start fails, saying why.
+    Path filler3 = mnt.resolve("filler3");
+    fill(filler3, usable(mnt));
+    Process failed = ExternalProcesses.startInferLens(List.of("-Xmx512m"), port, data, log,
+        "--eval-interval=0s");
+    assertThat(failed.waitFor(60, TimeUnit.SECONDS)).as("a start with 0 bytes free ends").isTrue();
+    assertThat(failed.exitValue()).as("its exit code").isEqualTo(1);
+    assertThat(ExternalProcesses.tail(log)).contains("for lack of space: 0 bytes free")
+        .contains("an open needs a few MiB");
+    Files.delete(filler3);
+
     Path filler2 = mnt.resolve("filler2");
     fill(filler2, usable(mnt) - RESTART_FREE_BYTES);
-    assertThat(usable(mnt)).as("free bytes at restart").isLessThan(10_000_000L);
+    long freeAtRestart = usable(mnt);
+    assertThat(freeAtRestart).as("free bytes at restart").isLessThan(10_000_000L);
 
     server = ExternalProcesses.startInferLens(List.of("-Xmx512m"), port, data, log,
         "--eval-interval=0s");
     ExternalProcesses.awaitOk(base.resolve("/-/healthy"), server, Duration.ofSeconds(60), log);
+    System.out.printf("FullDiskRestartTest: %d bytes free when writes stopped at the floor,"
+        + " %d at restart, %d after the open (the open took %d)%n", freeAtFloor, freeAtRestart,
+        usable(mnt), freeAtRestart - usable(mnt));
     HttpResponse<String> ready = Requests.get(base.resolve("/-/ready"));
     assertThat(ready.statusCode()).as("ready on a full disk: %s", ready.body()).isEqualTo(503);
     assertThat(ready.body()).contains("disk full").contains("bytes free")
-        .contains("writes resume at");
+        .contains("under the floor of " + FLOOR_BYTES + " bytes").contains("writes resume at");
     assertAllStored(base, t0, acked, log);
     assertThat(Requests.write(base, request(batch(t0, MAX_REQUESTS))).statusCode())
         .as("a write on a full disk").isEqualTo(503);
@@ -122,11 +146,26 @@ class FullDiskRestartTest {
     ready = Requests.get(base.resolve("/-/ready"));
     assertThat(ready.statusCode()).as("ready after space was freed: %s", ready.body())
         .isEqualTo(200);
-    assertThat(Files.size(data.resolve("inferlens-disk-reserve"))).isEqualTo(64L << 20);
+    assertOnlyStoreFiles(data);
     assertThat(Requests.write(base, request(batch(t0, MAX_REQUESTS))).statusCode())
         .as("a write after space was freed").isEqualTo(204);
     acked.add(MAX_REQUESTS);
     assertAllStored(base, t0, acked, log);
+  }
+
+  /**
+   * RocksDB's files (numbered SST, WAL and temporary files, CURRENT, IDENTITY, LOCK, LOG and its
+   * old copies, MANIFEST, OPTIONS) and nothing else: no reserve file.
+   */
+  private static void assertOnlyStoreFiles(Path data) throws IOException {
+    java.util.regex.Pattern rocks = java.util.regex.Pattern.compile("\\d+\\.(sst|log|dbtmp)"
+        + "|CURRENT|IDENTITY|LOCK|LOG|LOG\\.old\\.\\d+|MANIFEST-\\d+|OPTIONS-\\d+(\\.dbtmp)?");
+    List<String> others = new ArrayList<>();
+    try (var files = Files.list(data)) {
+      files.map(f -> f.getFileName().toString()).filter(n -> !rocks.matcher(n).matches())
+          .forEach(others::add);
+    }
+    assertThat(others).as("files in the data directory that are not RocksDB's").isEmpty();
   }
 
   /** Every sample of every acknowledged request, read back through {@code /api/v1/export}. */

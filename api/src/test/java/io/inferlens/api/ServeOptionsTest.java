@@ -45,6 +45,18 @@ class ServeOptionsTest {
   }
 
   @Test
+  void minFreeDiskDefaultsTo64MibForEveryStoreAndZeroTurnsItOff() {
+    assertThat(parse().storeOptions().minFreeDiskBytes()).isEqualTo(64L << 20);
+    assertThat(parse("--multitenancy").storeOptions().minFreeDiskBytes()).isEqualTo(64L << 20);
+    assertThat(parse("--storage.min-free-disk", "1GiB").storeOptions().minFreeDiskBytes())
+        .isEqualTo(1L << 30);
+    assertThat(parse("--storage.min-free-disk", "0").storeOptions().minFreeDiskBytes()).isZero();
+    assertThatThrownBy(() -> parse("--storage.min-free-disk", "lots"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--storage.min-free-disk");
+  }
+
+  @Test
   void badDurationsNameTheirFlag() {
     assertThatThrownBy(() -> parse("--rollup-5m-retention", "abc"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -255,7 +255,7 @@ final class RocksHandles implements AutoCloseable {
               // Replayed WAL records stay in the memtables (their WAL files kept) instead of
               // being written to SST files at open: a store killed on a full disk then opened
               // with under 1 MiB free unless a memtable overflows in the replay (then RocksDB
-              // flushes them all, which took up to 16 MiB: see DiskReserve).
+              // flushes them all, which took up to 16 MiB: see FreeSpaceFloor).
               .setAvoidFlushDuringRecovery(true));
 
       Path dir = options.dataDir().toAbsolutePath();

@@ -86,8 +86,8 @@ final class StoreBackground implements HeadAppender.FlushRequester {
 
   /**
    * The periodic background work (every 5 s; tests call it directly with a fake clock): leave
-   * the low-space state when there is room again ({@link DiskReserve#tryResume()}, else stop
-   * here), flush a head that is old or idle, sweep idle series inactive (once a minute), then finalize closed
+   * the low-space state when there is room again, else stop here
+   * ({@link FreeSpaceFloor#writable()}), flush a head that is old or idle, sweep idle series inactive (once a minute), then finalize closed
    * windows. When idle, windows are closed by the
    * clock too, not only by the newest sample, so the last windows of a burst get finalized.
    */
@@ -96,8 +96,8 @@ final class StoreBackground implements HeadAppender.FlushRequester {
       if (core.closed) {
         return;
       }
-      if (!core.reserve.tryResume()) {
-        return; // low on space: every write would be refused, so none is tried
+      if (!core.floor.writable()) {
+        return; // under the floor: every write would be refused, so none is tried
       }
       boolean old;
       boolean idle;

@@ -15,8 +15,8 @@ final class StoreCore {
   final StoreOptions options;
   final Clock clock;
   final RocksHandles rocks;
-  /** The disk reserve and low-space state; thread safe. */
-  final DiskReserve reserve;
+  /** The free-space floor and low-space state; thread safe. */
+  final FreeSpaceFloor floor;
   final SeriesIndex index = new SeriesIndex();
   final StoreLocks locks = new StoreLocks();
   /** Windows with chunks written since they were last finalized; thread safe. */
@@ -71,11 +71,11 @@ final class StoreCore {
   volatile long maxSeenMs = Long.MIN_VALUE;
   volatile boolean closed;
 
-  StoreCore(StoreOptions options, Clock clock, RocksHandles rocks, DiskReserve reserve) {
+  StoreCore(StoreOptions options, Clock clock, RocksHandles rocks, FreeSpaceFloor floor) {
     this.options = options;
     this.clock = clock;
     this.rocks = rocks;
-    this.reserve = reserve;
+    this.floor = floor;
     this.active = new ActiveSeries(options.seriesLimits(), index, locks.append);
   }
 

@@ -28,10 +28,12 @@ import java.util.Objects;
  *     so the default 2 M costs about 10 MiB beside the per-series objects
  * @param seriesLimits the active-series limits the append path enforces (default
  *     {@link SeriesLimits#DEFAULTS}); not null
- * @param diskReserveBytes size of the disk reserve file in the data directory, bytes, &ge; 0
- *     ({@link DiskReserve}; the server's single store uses {@link #DEFAULT_DISK_RESERVE_BYTES});
- *     0, the default of the shorter constructors: no reserve, and writes on a full disk fail
- *     and recover as RocksDB's do
+ * @param minFreeDiskBytes the free-space floor, bytes, &ge; 0: writes are refused while the
+ *     data directory's file system has less free, and resume at this plus a margin of up to
+ *     32 MiB ({@link FreeSpaceFloor}; the server's stores use
+ *     {@link #DEFAULT_MIN_FREE_DISK_BYTES}). Nothing is written to disk for it. 0, the default
+ *     of the shorter constructors: no floor, and writes on a full disk fail and recover as
+ *     RocksDB's do
  */
 public record StoreOptions(
     Path dataDir,
@@ -42,7 +44,7 @@ public record StoreOptions(
     long rollup1hRetentionMs,
     int headMaxSamples,
     SeriesLimits seriesLimits,
-    long diskReserveBytes) {
+    long minFreeDiskBytes) {
 
   /** Default retention: 30 days in milliseconds. */
   public static final long DEFAULT_RETENTION_MS = 30L * 24 * 60 * 60 * 1000;
@@ -65,12 +67,12 @@ public record StoreOptions(
   public static final int DEFAULT_HEAD_MAX_SAMPLES = 2_000_000;
 
   /**
-   * Disk reserve of the server's store: 64 MiB. Opening a store killed on a full disk needed up
-   * to 16 MiB free (RocksDB's WAL replay overflowing a memtable writes them all to SST files at
-   * open; under 1 MiB when none overflows), so 64 MiB is four times that and covers the replay
-   * of two full head-log memtables ({@link DiskReserve}).
+   * Free-space floor of the server's stores: 64 MiB. With ingest stopped there, memtable
+   * flushes do not fail for lack of space, so the WAL fits the memtables and a restart needs
+   * under 1 MiB free (32 KiB measured); the floor leaves room for flushes and compactions that run
+   * after ingest stops, and for a few such restarts ({@link FreeSpaceFloor}).
    */
-  public static final long DEFAULT_DISK_RESERVE_BYTES = 64L << 20;
+  public static final long DEFAULT_MIN_FREE_DISK_BYTES = 64L << 20;
 
   /**
    * Validates the options.
@@ -83,10 +85,10 @@ public record StoreOptions(
    * @param rollup1hRetentionMs 1-hour rollup retention in milliseconds
    * @param headMaxSamples head flush threshold in samples
    * @param seriesLimits the active-series limits
-   * @param diskReserveBytes disk reserve file size in bytes, 0 for none
+   * @param minFreeDiskBytes the free-space floor in bytes, 0 for none
    * @throws NullPointerException if {@code dataDir} or {@code seriesLimits} is null
    * @throws IllegalArgumentException if a retention is &le; 0, {@code blockCacheBytes} &lt; 0,
-   *     {@code headMaxSamples} &lt; 1 or {@code diskReserveBytes} &lt; 0
+   *     {@code headMaxSamples} &lt; 1 or {@code minFreeDiskBytes} &lt; 0
    */
   public StoreOptions {
     Objects.requireNonNull(dataDir, "dataDir");
@@ -108,14 +110,14 @@ public record StoreOptions(
     if (headMaxSamples < 1) {
       throw new IllegalArgumentException("headMaxSamples must be >= 1, got " + headMaxSamples);
     }
-    if (diskReserveBytes < 0) {
+    if (minFreeDiskBytes < 0) {
       throw new IllegalArgumentException(
-          "diskReserveBytes must be >= 0, got " + diskReserveBytes);
+          "minFreeDiskBytes must be >= 0, got " + minFreeDiskBytes);
     }
   }
 
   /**
-   * The first eight options without a disk reserve.
+   * The first eight options without a free-space floor.
    *
    * @param dataDir the data directory
    * @param retentionMs retention in milliseconds, &gt; 0
@@ -181,7 +183,7 @@ public record StoreOptions(
    */
   public StoreOptions withRollupRetentionMs(long fiveMinuteMs, long oneHourMs) {
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, fiveMinuteMs,
-        oneHourMs, headMaxSamples, seriesLimits, diskReserveBytes);
+        oneHourMs, headMaxSamples, seriesLimits, minFreeDiskBytes);
   }
 
   /**
@@ -190,7 +192,7 @@ public record StoreOptions(
    */
   public StoreOptions withHeadMaxSamples(int samples) {
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, samples, seriesLimits, diskReserveBytes);
+        rollup1hRetentionMs, samples, seriesLimits, minFreeDiskBytes);
   }
 
   /**
@@ -199,7 +201,7 @@ public record StoreOptions(
    */
   public StoreOptions withRetentionMs(long newRetentionMs) {
     return new StoreOptions(dataDir, newRetentionMs, syncWal, blockCacheBytes,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits, diskReserveBytes);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits, minFreeDiskBytes);
   }
 
   /**
@@ -208,7 +210,7 @@ public record StoreOptions(
    */
   public StoreOptions withSyncWal(boolean newSyncWal) {
     return new StoreOptions(dataDir, retentionMs, newSyncWal, blockCacheBytes,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits, diskReserveBytes);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits, minFreeDiskBytes);
   }
 
   /**
@@ -217,7 +219,7 @@ public record StoreOptions(
    */
   public StoreOptions withBlockCacheBytes(long newBlockCacheBytes) {
     return new StoreOptions(dataDir, retentionMs, syncWal, newBlockCacheBytes,
-        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits, diskReserveBytes);
+        rollup5mRetentionMs, rollup1hRetentionMs, headMaxSamples, seriesLimits, minFreeDiskBytes);
   }
 
   /**
@@ -226,14 +228,14 @@ public record StoreOptions(
    */
   public StoreOptions withSeriesLimits(SeriesLimits limits) {
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, headMaxSamples, limits, diskReserveBytes);
+        rollup1hRetentionMs, headMaxSamples, limits, minFreeDiskBytes);
   }
 
   /**
-   * @param bytes disk reserve file size in bytes, &ge; 0; 0 for none ({@link DiskReserve})
-   * @return a copy with that reserve
+   * @param bytes the free-space floor in bytes, &ge; 0; 0 for none ({@link FreeSpaceFloor})
+   * @return a copy with that floor
    */
-  public StoreOptions withDiskReserveBytes(long bytes) {
+  public StoreOptions withMinFreeDiskBytes(long bytes) {
     return new StoreOptions(dataDir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
         rollup1hRetentionMs, headMaxSamples, seriesLimits, bytes);
   }
@@ -244,6 +246,6 @@ public record StoreOptions(
    */
   public StoreOptions withDataDir(Path dir) {
     return new StoreOptions(dir, retentionMs, syncWal, blockCacheBytes, rollup5mRetentionMs,
-        rollup1hRetentionMs, headMaxSamples, seriesLimits, diskReserveBytes);
+        rollup1hRetentionMs, headMaxSamples, seriesLimits, minFreeDiskBytes);
   }
 }

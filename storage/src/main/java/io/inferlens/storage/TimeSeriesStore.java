@@ -114,8 +114,8 @@ public final class TimeSeriesStore
   final StoreBackground background;
 
   private TimeSeriesStore(StoreOptions options, Clock clock, RocksHandles rocks,
-      WriteHealth health, DiskReserve reserve) {
-    this.core = new StoreCore(options, clock, rocks, reserve);
+      WriteHealth health, FreeSpaceFloor floor) {
+    this.core = new StoreCore(options, clock, rocks, floor);
     this.health = health;
     this.flusher = new HeadFlusher(core);
     this.maintenance = new StoreMaintenance(core);
@@ -149,17 +149,19 @@ public final class TimeSeriesStore
    * partitions) and replays the head log into the head (proportional to the samples not yet
    * flushed, at most about {@link StoreOptions#headMaxSamples()} plus one flush).
    *
-   * <p>On a full disk, with {@link StoreOptions#diskReserveBytes()} &gt; 0: if RocksDB cannot
-   * open for lack of space the reserve file is deleted and the open tried once more; with less
-   * free than writes need, the store opens refusing writes, {@link #writeHealth()} saying why,
-   * until there is room again ({@code DiskReserve}).
+   * <p>With {@link StoreOptions#minFreeDiskBytes()} &gt; 0 and less than that free, the store
+   * opens refusing writes, {@link #writeHealth()} saying why, until there is room again
+   * ({@code FreeSpaceFloor}). An open itself needs some free space (32 KiB measured after a
+   * stop at the floor, up to 16 MiB after memtable flushes failed on a full disk); without it it fails with a {@link StorageException} saying how
+   * many bytes are free. A disk reserve file left by an earlier version is deleted first.
    *
    * @param options where and how
    * @param clock the source of "now" (milliseconds) for the retention check in {@link #append},
    *     the head's age and idleness, and closing windows
    * @return the open store; the caller must {@link #close()} it
-   * @throws StorageException if the directory cannot be created, RocksDB fails to open, the data
-   *     has an unknown format version or the index or head log is inconsistent
+   * @throws StorageException if the directory cannot be created, RocksDB fails to open (for
+   *     lack of space too), the data has an unknown format version or the index or head log is
+   *     inconsistent
    */
   public static TimeSeriesStore open(StoreOptions options, Clock clock) throws StorageException {
     return open(options, clock, db -> db, null);
@@ -204,30 +206,33 @@ public final class TimeSeriesStore
     } catch (IOException e) {
       throw new StorageException("cannot create data directory " + dir + ": " + e, e);
     }
-    DiskReserve reserve = DiskReserve.of(options);
+    // Before RocksDB's lock, so an open on a full disk gets its 64 MiB: only an earlier
+    // version running on the same directory at once could miss it, and it recreates it.
+    FreeSpaceFloor.deleteLegacyReserve(dir);
+    FreeSpaceFloor floor;
+    try {
+      floor = FreeSpaceFloor.of(options);
+    } catch (IOException e) {
+      throw new StorageException("cannot find the file system of " + dir + ": " + e, e);
+    }
     // Outermost, so it sees what the store sees, injected failures and refusals included.
     WriteHealth health = new WriteHealth(clock);
     java.util.function.UnaryOperator<RocksFacade> facade =
-        real -> health.track(reserve.guard(wrap.apply(real)));
+        real -> health.track(floor.guard(wrap.apply(real)));
     RocksHandles rocks;
     try {
-      try {
-        rocks = RocksHandles.open(options, facade, memory);
-      } catch (RocksDBException e) {
-        // A full disk: the reserve's room lets the WAL replay write its SST files.
-        if (!DiskReserve.isNoSpace(e) || !reserve.releaseForOpen()) {
-          throw e;
-        }
-        rocks = RocksHandles.open(options, facade, memory);
+      rocks = RocksHandles.open(options, facade, memory);
+    } catch (RocksDBException e) {
+      if (FreeSpaceFloor.isNoSpace(e)) {
+        throw new StorageException(FreeSpaceFloor.openFailure(dir, e, usableBytes(dir)), e);
       }
-    } catch (RocksDBException | IOException e) {
       throw new StorageException("cannot open RocksDB in " + dir + ": " + e.getMessage(), e);
     }
-    reserve.afterOpen();
-    if (reserve.lowSpace()) {
-      health.failed(reserve.refusalException()); // not ready from the start, saying why
+    floor.afterOpen();
+    if (floor.lowSpace()) {
+      health.failed(floor.refusalException()); // not ready from the start, saying why
     }
-    TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks, health, reserve);
+    TimeSeriesStore store = new TimeSeriesStore(options, clock, rocks, health, floor);
     long startNs = System.nanoTime();
     try {
       new HeadReplay(store.core).load();
@@ -251,6 +256,15 @@ public final class TimeSeriesStore
     return store;
   }
 
+  /** @return the usable bytes of {@code dir}'s file system, -1 if it cannot be read */
+  private static long usableBytes(Path dir) {
+    try {
+      return Files.getFileStore(dir).getUsableSpace();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
   /** @return the options the store was opened with */
   public StoreOptions options() {
     return core.options;
@@ -269,8 +283,9 @@ public final class TimeSeriesStore
    * as {@code --wal-sync} says): a delete of the {@code meta} key {@code write_probe}, which no
    * record ever holds, so nothing is stored but a tombstone compaction drops. Its outcome updates
    * {@link #writeHealth()} as any write does; readiness calls it while the store cannot write,
-   * to see it recover without a sender's write. While the store is low on space it first checks
-   * the free space, and writes the disk reserve again once there is room.
+   * to see it recover without a sender's write. While the store is low on space the write is
+   * admitted only once the free space is back above its floor plus margin
+   * ({@code FreeSpaceFloor}).
    *
    * @throws StorageException if the write fails (e.g. the disk is still full) or the store is
    *     closed

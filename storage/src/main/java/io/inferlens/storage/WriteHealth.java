@@ -14,7 +14,7 @@ import org.rocksdb.WriteOptions;
  * failure (a full disk, an I/O error, RocksDB's read-only mode after a background error) marks
  * the store as unable to write, the next success marks it able again; so does a write refused
  * while the store is low on space, and a store that opens low on space starts marked unable
- * ({@link DiskReserve}). Readiness
+ * ({@link FreeSpaceFloor}). Readiness
  * ({@code /-/ready}) reports it, and {@link TimeSeriesStore#probeWrite()} makes a write of its own
  * when no sender writes (one backing off after its 503s), so recovery is seen without traffic.
  *
