@@ -22,8 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class InflightWrites {
 
-  /** Default of {@code --max-inflight-write-bytes}: 64 MiB of request bodies. */
-  static final long DEFAULT_LIMIT_BYTES = 64L << 20;
+  /** Default of {@code --max-inflight-write-bytes}: 16 MiB of request bodies. */
+  static final long DEFAULT_LIMIT_BYTES = 16L << 20;
 
   private final long limitBytes;
   private final AtomicLong inflight = new AtomicLong();

@@ -234,7 +234,7 @@ public final class Main implements Runnable {
             + "the response is cut off and a warning logged (default: ${DEFAULT-VALUE}).")
     long maxExportSamples;
 
-    @Option(names = "--max-inflight-write-bytes", defaultValue = "64MiB", paramLabel = "SIZE",
+    @Option(names = "--max-inflight-write-bytes", defaultValue = "16MiB", paramLabel = "SIZE",
         description = "Most bytes of remote-write bodies (as sent, compressed) being received, "
             + "queued or decoded at once; a request past it is answered 503 with Retry-After "
             + "before its body is read, and the sender retries it (default: ${DEFAULT-VALUE}).")

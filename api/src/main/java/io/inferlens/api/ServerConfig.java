@@ -35,7 +35,7 @@ import java.nio.file.Path;
  *     {@value #DEFAULT_MAX_EXPORT_SAMPLES})
  * @param maxInflightWriteBytes most bytes of remote-write bodies (as sent, compressed) admitted
  *     and not yet answered, &ge; 1; a request past it is answered 503 with {@code Retry-After}
- *     before its body is read, unless nothing else is in flight (default 64 MiB,
+ *     before its body is read, unless nothing else is in flight (default 16 MiB,
  *     {@link InflightWrites})
  * @param blockCacheBytes RocksDB block cache shared by all column families, in bytes, &ge; 0
  *     (default {@link StoreOptions#DEFAULT_BLOCK_CACHE_BYTES}, 32 MiB)
