@@ -33,6 +33,16 @@ class ServeOptionsTest {
   }
 
   @Test
+  void inflightWriteBytesDefaultsTo16MibAndMustBePositive() {
+    assertThat(parse().maxInflightWriteBytes()).isEqualTo(16L << 20);
+    assertThat(parse("--max-inflight-write-bytes", "1GiB").maxInflightWriteBytes())
+        .isEqualTo(1L << 30);
+    assertThatThrownBy(() -> parse("--max-inflight-write-bytes", "0"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--max-inflight-write-bytes");
+  }
+
+  @Test
   void storeTuningOptions() {
     ServerConfig c = parse("--rollup-5m-retention", "30d", "--rollup-1h-retention", "365d",
         "--head-max-samples", "1000");
