@@ -374,15 +374,17 @@ public final class Main implements Runnable {
                   io.inferlens.analysis.diagnose.AnalysisConfig.defaults().baselineBlockMs())
               .withSlos(sloMap);
       ServerConfig config = new ServerConfig(ServerConfig.parseListen(listen), dataDir,
-          Units.parseDurationMs("--retention", retention), Units.parseBytes(maxRequestBytes),
+          Units.parseDurationMs("--retention", retention),
+          Units.parseBytes("--max-request-bytes", maxRequestBytes),
           Units.parseDurationMs("--max-future", maxFuture), walSync, analysis, catalog,
           io.inferlens.analysis.target.TargetConfig.defaults()
               .withGroupingLabels(targetLabels).withGpuHostLabels(gpuHostLabels)
               .withConsumerGroupTargets(consumerGroups))
-          .withReadLimits(maxReadSeries, Units.parseBytes(maxReadBytes))
+          .withReadLimits(maxReadSeries, Units.parseBytes("--max-read-bytes", maxReadBytes))
           .withMaxExportSamples(maxExportSamples)
-          .withMaxInflightWriteBytes(Units.parseBytes(maxInflightWriteBytes))
-          .withBlockCacheBytes(Units.parseBytes(blockCache))
+          .withMaxInflightWriteBytes(
+              Units.parseBytes("--max-inflight-write-bytes", maxInflightWriteBytes))
+          .withBlockCacheBytes(Units.parseBytes("--block-cache", blockCache))
           .withMinFreeDisk(minFreeDisk())
           .withWriteLimits(new io.inferlens.ingest.LabelLimits(maxLabelNamesPerSeries,
                   maxLabelNameLength, maxLabelValueLength, maxMetricNameLength, allowUtf8Names),

@@ -87,6 +87,23 @@ public final class Units {
   }
 
   /**
+   * {@link #parseBytes(String)} for a command-line option, whose name starts the error message.
+   *
+   * @param option the option's name, e.g. {@code --max-request-bytes}
+   * @param text as for {@link #parseBytes(String)}
+   * @return the size in bytes, &gt; 0
+   * @throws IllegalArgumentException naming {@code option}, if {@code text} is not a positive
+   *     size
+   */
+  public static long parseBytes(String option, String text) {
+    try {
+      return parseBytes(text);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
    * @param text a byte size such as {@code 33554432}, {@code 32MiB} or {@code 512KiB}
    * @return the size in bytes, &gt; 0
    * @throws IllegalArgumentException if the text is not a positive size; the message quotes it
