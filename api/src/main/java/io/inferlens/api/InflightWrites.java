@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the write service's fixed pool of decoding threads, so heap under any overload is about this
  * limit plus one decoded request per decoding thread.
  *
- * <p>A request without {@code Content-Length} (chunked) is charged {@code --max-request-bytes},
- * the most its body may be. One request alone is always admitted when nothing else is in flight,
+ * <p>A request without {@code Content-Length} (chunked) is charged its body's size once Armeria
+ * has read it (at most {@code --max-request-bytes}), before it is queued for decoding. One
+ * request alone is always admitted when nothing else is in flight,
  * so a limit below {@code --max-request-bytes} cannot refuse every large request forever.
  * Thread safe, lock free.
  */

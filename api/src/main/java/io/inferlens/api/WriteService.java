@@ -91,13 +91,41 @@ public final class WriteService implements HttpService, AutoCloseable {
       return text(knownMetrics(req.headers()), ErrorMapping.Kind.TOO_LARGE,
           "body of " + declared + " bytes exceeds --max-request-bytes " + cap);
     }
-    long charge = declared >= 0 ? declared : Math.max(cap, 0);
-    if (!inflight.tryAcquire(charge)) {
-      return overloaded(knownMetrics(req.headers()), charge);
+    if (declared < 0) {
+      // Chunked: the size is known once the body is read; charged then, before it is queued.
+      return HttpResponse.of(req.aggregate().thenCompose(agg -> {
+        long size = agg.content().length();
+        if (!inflight.tryAcquire(size)) {
+          return java.util.concurrent.CompletableFuture.completedFuture(
+              overloaded(knownMetrics(agg.headers()), size));
+        }
+        return decode(ctx, agg, size);
+      }));
+    }
+    if (!inflight.tryAcquire(declared)) {
+      return overloaded(knownMetrics(req.headers()), declared);
     }
     return HttpResponse.of(req.aggregate()
-        .thenApplyAsync(agg -> ctx.isCancelled() ? abandoned(agg) : handle(agg), pool)
-        .whenComplete((r, e) -> inflight.release(charge)));
+        .whenComplete((agg, e) -> {
+          if (e != null) {
+            inflight.release(declared); // the body never arrived: nothing to decode
+          }
+        })
+        .thenCompose(agg -> decode(ctx, agg, declared)));
+  }
+
+  /** Decodes on the pool; releases the request's {@code charge} of in-flight bytes after. */
+  private java.util.concurrent.CompletableFuture<HttpResponse> decode(ServiceRequestContext ctx,
+      AggregatedHttpRequest agg, long charge) {
+    try {
+      return java.util.concurrent.CompletableFuture
+          .supplyAsync(() -> ctx.isCancelled() ? abandoned(agg) : handle(agg), pool)
+          .whenComplete((r, e) -> inflight.release(charge));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      inflight.release(charge); // the server is stopping
+      return java.util.concurrent.CompletableFuture.completedFuture(text(null,
+          ErrorMapping.Kind.UNAVAILABLE, "the server is stopping; nothing of it was stored"));
+    }
   }
 
   /**

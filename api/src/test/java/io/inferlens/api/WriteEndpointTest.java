@@ -135,6 +135,27 @@ class WriteEndpointTest {
     assertThat(r.body().toLowerCase()).contains(c.mentions.toLowerCase());
   }
 
+  /**
+   * A chunked body (no {@code Content-Length}) is charged to the in-flight bound once read, at its
+   * real size, and stored: charging it {@code --max-request-bytes} up front, more than the
+   * 16 MiB bound, would refuse it whenever anything else was in flight.
+   */
+  @Test
+  void chunkedBodyIsStored() throws Exception {
+    byte[] body = snappy(request(series(labels("__name__", "case_chunked"), NOW, 7)));
+    java.net.http.HttpRequest r = java.net.http.HttpRequest.newBuilder(
+            base.resolve("/api/v1/write"))
+        .header("Content-Type", RW1_CONTENT_TYPE).header("Content-Encoding", "snappy")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(
+            () -> new java.io.ByteArrayInputStream(body)))
+        .build();
+    java.net.http.HttpResponse<String> a = java.net.http.HttpClient.newBuilder()
+        .version(java.net.http.HttpClient.Version.HTTP_1_1).build()
+        .send(r, java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(a.statusCode()).as(a.body()).isEqualTo(204);
+    assertThat(stored("case_chunked")).hasSize(1);
+  }
+
   @Test
   void theServerRunsOnOneEventLoopPerTwoCores() {
     int cores = Runtime.getRuntime().availableProcessors();
