@@ -508,4 +508,38 @@ final class LabelSetCache {
     }
     return null;
   }
+
+  /**
+   * Length in bytes of the run of label fields (tag byte 0x0a, length, body) that starts the
+   * TimeSeries at {@code start}. The run stops before anything else, including a label field
+   * whose length is not a well-formed varint of at most 4 bytes or runs past {@code end}: such
+   * bytes are left to the full decode, which fails on them as it always did.
+   *
+   * @param b the decompressed request
+   * @param start index of the TimeSeries' first byte
+   * @param end index just past the TimeSeries' last byte
+   * @return the run's length in bytes, 0 when the TimeSeries does not start with a label field
+   */
+  static int labelRunLength(byte[] b, int start, int end) {
+    int p = start;
+    while (p < end && b[p] == (byte) RemoteWriteDecoder.TAG_SERIES_LABEL) {
+      int q = p + 1;
+      int len = 0;
+      for (int shift = 0; ; shift += 7) {
+        if (q >= end || shift > 21) {
+          return p - start;
+        }
+        int c = b[q++];
+        len |= (c & 0x7f) << shift;
+        if (c >= 0) {
+          break;
+        }
+      }
+      if (len > end - q) {
+        return p - start;
+      }
+      p = q + len;
+    }
+    return p - start;
+  }
 }

@@ -1,5 +1,9 @@
 package io.inferlens.ingest;
 
+import static io.inferlens.ingest.SeriesText.count;
+import static io.inferlens.ingest.SeriesText.instant;
+import static io.inferlens.ingest.SeriesText.quoted;
+
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.WireFormat;
@@ -11,7 +15,6 @@ import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -65,7 +68,7 @@ import java.util.Map;
  * {@code __name__}; a metric name longer than {@link LabelLimits#maxMetricNameLength()} bytes or
  * outside {@code [a-zA-Z_:][a-zA-Z0-9_:]*} (unless UTF-8 names are allowed). Lengths are bytes of
  * UTF-8, as Mimir counts them. Each message names the series (its labels as sent, each name and
- * value cut at {@value #MAX_STRING_TEXT_CHARS} characters), the rule or the flag with its value,
+ * value cut at {@value SeriesText#MAX_STRING_TEXT_CHARS} characters), the rule or the flag with its value,
  * and the samples refused. Native histogram samples
  * are refused (not supported yet) while the series' float samples go on.
  * Per sample: a timestamp before now minus {@link IngestLimits#retentionMs()} or after now plus
@@ -125,12 +128,6 @@ public final class RemoteWriteDecoder {
 
   private static final VarHandle LONG_LE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-  /** Error messages quote at most this many characters of a series' labels. */
-  private static final int MAX_SERIES_TEXT_CHARS = 1024;
-
-  /** Error messages quote at most this many characters of one label name or value (as Mimir). */
-  static final int MAX_STRING_TEXT_CHARS = 200;
 
   private final IngestLimits limits;
   private final LabelLimits labelLimits;
@@ -338,7 +335,7 @@ public final class RemoteWriteDecoder {
       runLen = runKey.len;
       runCacheable = true;
     } else {
-      runLen = labelRunLength(buf, runStart, seriesEnd);
+      runLen = LabelSetCache.labelRunLength(buf, runStart, seriesEnd);
       runCacheable = runLen > 0 && runLen <= LabelSetCache.MAX_KEY_BYTES;
       if (runCacheable) {
         int predicted = labelSets.predict(lookupPrevious, runKey);
@@ -381,40 +378,6 @@ public final class RemoteWriteDecoder {
         in.skipField(tag); // exemplars (field 3) and unknown fields
       }
     }
-  }
-
-  /**
-   * Length in bytes of the run of label fields (tag byte 0x0a, length, body) that starts the
-   * TimeSeries at {@code start}. The run stops before anything else, including a label field
-   * whose length is not a well-formed varint of at most 4 bytes or runs past {@code end}: such
-   * bytes are left to the full decode, which fails on them as it always did.
-   *
-   * @param b the decompressed request
-   * @param start index of the TimeSeries' first byte
-   * @param end index just past the TimeSeries' last byte
-   * @return the run's length in bytes, 0 when the TimeSeries does not start with a label field
-   */
-  static int labelRunLength(byte[] b, int start, int end) {
-    int p = start;
-    while (p < end && b[p] == (byte) TAG_SERIES_LABEL) {
-      int q = p + 1;
-      int len = 0;
-      for (int shift = 0; ; shift += 7) {
-        if (q >= end || shift > 21) {
-          return p - start;
-        }
-        int c = b[q++];
-        len |= (c & 0x7f) << shift;
-        if (c >= 0) {
-          break;
-        }
-      }
-      if (len > end - q) {
-        return p - start;
-      }
-      p = q + len;
-    }
-    return p - start;
   }
 
   /**
@@ -795,11 +758,6 @@ public final class RemoteWriteDecoder {
     return full;
   }
 
-  /** @return e.g. "1 float sample", "2 float samples" */
-  private static String count(long n, String noun) {
-    return n + " " + noun + (n == 1 ? "" : "s");
-  }
-
   /** Counts a series with refused samples and keeps the request's first message. */
   private void recordError(String message) {
     if (firstError == null) {
@@ -808,80 +766,10 @@ public final class RemoteWriteDecoder {
     seriesRejected++;
   }
 
-  /**
-   * The labels as sent (before canonicalisation), PromQL style, the first {@code __name__} label
-   * moved to the front so that the metric name is always named, each name and value cut at
-   * {@value #MAX_STRING_TEXT_CHARS} characters, the whole capped at about
-   * {@value #MAX_SERIES_TEXT_CHARS} characters.
-   */
+  /** The labels as sent, for a message: {@link SeriesText#of}. */
   private String seriesText() {
     materializeLabels();
-    int metric = -1;
-    for (int i = 0; i < labelCount && metric < 0; i++) {
-      if (names[i].equals(LabelSet.METRIC_NAME)) {
-        metric = i;
-      }
-    }
-    StringBuilder sb = new StringBuilder("{");
-    if (metric >= 0) {
-      appendLabel(sb, metric);
-    }
-    for (int i = 0; i < labelCount && sb.length() < MAX_SERIES_TEXT_CHARS; i++) {
-      if (i != metric) {
-        appendLabel(sb, i);
-      }
-    }
-    if (sb.length() >= MAX_SERIES_TEXT_CHARS) {
-      sb.setLength(MAX_SERIES_TEXT_CHARS);
-      sb.append("...");
-    }
-    return sb.append('}').toString();
-  }
-
-  private void appendLabel(StringBuilder sb, int i) {
-    if (sb.length() > 1) {
-      sb.append(", ");
-    }
-    appendCut(sb, names[i]);
-    sb.append('=');
-    appendQuoted(sb, values[i]);
-  }
-
-  /** @return {@code s} in double quotes, escaped, cut at {@value #MAX_STRING_TEXT_CHARS} chars */
-  static String quoted(String s) {
-    StringBuilder sb = new StringBuilder(Math.min(s.length(), MAX_STRING_TEXT_CHARS) + 8);
-    appendQuoted(sb, s);
-    return sb.toString();
-  }
-
-  private static void appendQuoted(StringBuilder sb, String s) {
-    sb.append('"');
-    appendCut(sb, s);
-    sb.append('"');
-  }
-
-  /**
-   * Appends {@code s} escaped as a PromQL string body, its first {@value #MAX_STRING_TEXT_CHARS}
-   * characters followed by "..." when longer: a 1 MiB value must not make a 1 MiB message.
-   */
-  private static void appendCut(StringBuilder sb, String s) {
-    int n = Math.min(s.length(), MAX_STRING_TEXT_CHARS);
-    for (int k = 0; k < n; k++) {
-      char c = s.charAt(k);
-      switch (c) {
-        case '\\': sb.append("\\\\"); break;
-        case '"': sb.append("\\\""); break;
-        case '\n': sb.append("\\n"); break;
-        default: sb.append(c);
-      }
-    }
-    if (s.length() > n) {
-      sb.append("...");
-    }
-  }
-
-  private static String instant(long ms) {
-    return Instant.ofEpochMilli(ms).toString();
+    return SeriesText.of(names, values, labelCount);
   }
 
   private static long saturatedAdd(long a, long b) {

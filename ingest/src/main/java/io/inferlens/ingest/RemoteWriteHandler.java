@@ -151,7 +151,7 @@ public final class RemoteWriteHandler {
               new WriteOutcome.Deduplicated(decoded.haCluster(), decoded.haReplica(),
                   d.elected(), samples));
         case TOO_MANY_CLUSTERS:
-          return new WriteOutcome(false, "HA cluster " + RemoteWriteDecoder.quoted(
+          return new WriteOutcome(false, "HA cluster " + SeriesText.quoted(
               decoded.haCluster()) + " (label " + limits.ha().clusterLabel() + ") refused: "
               + limits.ha().maxClusters() + " clusters are tracked already, the limit of "
               + HaConfig.FLAG_MAX_CLUSTERS + "; nothing of the request stored (" + samples
